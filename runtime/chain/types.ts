@@ -1,0 +1,115 @@
+/**
+ * Decoded chain data: what the observer payload decoder produces and what ingestion stores
+ * (DESIGN.md §2). Pure data, no behaviour; every other chain module speaks these types.
+ */
+
+/** A Clarity value as plain JSON (DESIGN.md §3): tuple → object, uint/int → decimal string,
+ * buffer → 0x-hex, optional → value or null, response → {ok}|{err}, list → array,
+ * principal/string → string, bool → boolean. */
+export type ClarityJson = string | boolean | null | ClarityJson[] | { [key: string]: ClarityJson };
+
+/** The event types the Index and Streams APIs expose (SPEC.md "Index and Streams routes"). */
+export const EVENT_TYPES = [
+  "stx_transfer",
+  "stx_mint",
+  "stx_burn",
+  "stx_lock",
+  "ft_transfer",
+  "ft_mint",
+  "ft_burn",
+  "nft_transfer",
+  "nft_mint",
+  "nft_burn",
+  "print",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Transaction types as @stacks/transactions names their payloads, plus Bitcoin-originated ops. */
+export type TxType =
+  | "token_transfer"
+  | "contract_call"
+  | "smart_contract"
+  | "versioned_smart_contract"
+  | "coinbase"
+  | "coinbase_to_alt_recipient"
+  | "nakamoto_coinbase"
+  | "poison_microblock"
+  | "tenure_change"
+  | "burnchain_op";
+
+export interface DecodedTx {
+  txId: string; // 0x-hex; always the payload's `txid` (poison-microblock txids differ from the hash)
+  txIndex: number;
+  txType: TxType;
+  status: string; // success | abort_by_response | abort_by_post_condition | …
+  sender: string | null; // null for burnchain ops whose sender is unknown
+  sponsor: string | null;
+  nonce: string | null;
+  fee: string | null;
+  /** contract_call: called contract; smart_contract: deployed contract id. */
+  contractId: string | null;
+  functionName: string | null;
+  /** contract_call: raw Clarity-serialized args, 0x-hex each. */
+  functionArgs: string[] | null;
+  /** token_transfer */
+  recipient: string | null;
+  amount: string | null;
+  memo: string | null;
+  rawResult: string;
+  result: ClarityJson;
+  rawTx: string;
+  burnchainOp: boolean;
+  microblockSequence: number | null;
+  microblockHash: string | null;
+  /** `contract_interface ?? contract_abi` of a deploy, as sent by the node. */
+  contractInterface: unknown | null;
+  vmError: string | null;
+}
+
+/** One event, with its decoded payload. The payload's keys are the Streams API `payload`. */
+export interface DecodedEvent {
+  /** Dense 0-based ordinal over the block's events ordered by (tx_index, node event_index). */
+  eventIndex: number;
+  nodeEventIndex: number;
+  txId: string;
+  txIndex: number;
+  committed: boolean;
+  type: EventType;
+  /** print: the printing contract; ft/nft: the asset's contract; stx: null. */
+  contractId: string | null;
+  /** ft/nft: `<contract>::<asset>`; stx: "STX"; print: null. */
+  assetIdentifier: string | null;
+  sender: string | null;
+  recipient: string | null;
+  /** Decimal string for amounts (stx_*, ft_*); stx_lock: locked amount. */
+  amount: string | null;
+  /** print only. */
+  topic: string | null;
+  /** Type-specific fields (see decode-events.ts), JSON-serialisable. */
+  payload: Record<string, ClarityJson>;
+}
+
+export interface DecodedBlock {
+  indexBlockHash: string;
+  blockHash: string;
+  height: number;
+  parentIndexBlockHash: string;
+  parentBlockHash: string;
+  burnBlockHash: string;
+  burnBlockHeight: number;
+  burnBlockTime: number;
+  /** Nakamoto block_time (unix seconds) when sent, else burn block time. */
+  blockTime: number;
+  minerTxid: string | null;
+  txs: DecodedTx[];
+  /** Sorted by (txIndex, nodeEventIndex); eventIndex is the position in this array. */
+  events: DecodedEvent[];
+}
+
+export interface DecodedBurnBlock {
+  burnBlockHash: string;
+  burnBlockHeight: number;
+  rewardRecipients: unknown[];
+  rewardSlotHolders: unknown[];
+  burnAmount: string | null;
+}

@@ -1,0 +1,142 @@
+/**
+ * Configuration (DESIGN.md §6): parsed once from the environment into a frozen object.
+ * Every bad value is reported, one clear line each, before anything starts.
+ */
+import path from "node:path";
+import { ConfigError } from "../internal/errors.js";
+import { NETWORKS, NETWORK_CONTRACTS, type Network, type NetworkContracts } from "./networks.js";
+
+export interface Config {
+  apiHost: string;
+  apiPort: number;
+  /** host:port the API is published on; decides the loopback rules (SPEC.md Authentication 3). */
+  apiPublishAddr: { host: string; port: number };
+  publishedOnLoopback: boolean;
+  observerHost: string;
+  observerPort: number;
+  /** INSTANCE_TOKEN, or the legacy SLUICE_API_KEY when the canonical one is unset. */
+  instanceToken: string | null;
+  databaseUrl: string | null;
+  dataDir: string;
+  network: Network;
+  contracts: NetworkContracts;
+  finalityBurnConfirmations: number;
+  webhookAllowPrivate: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  logFormat: "json" | "pretty";
+  /** Largest observer body accepted, bytes (the genesis block is tens of MB). */
+  observerBodyLimit: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+
+/** Parses the environment; throws ConfigError listing every problem. */
+export function parseConfig(env: Env = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string) => {
+    const v = env[name];
+    return v === undefined || v === "" ? fallback : v;
+  };
+  const port = (name: string, fallback: number) => {
+    const raw = str(name, String(fallback));
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < 0 || n > 65535) {
+      problems.push(`${name}=${JSON.stringify(raw)} is not a port number (0-65535)`);
+      return fallback;
+    }
+    return n;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = str(name, fallback);
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name}=${JSON.stringify(raw)} is not one of: ${allowed.join(", ")}`);
+    return fallback;
+  };
+  const bool = (name: string, fallback: boolean) => {
+    const raw = str(name, String(fallback)).toLowerCase();
+    if (["true", "1", "yes"].includes(raw)) return true;
+    if (["false", "0", "no"].includes(raw)) return false;
+    problems.push(`${name}=${JSON.stringify(env[name])} is not a boolean (true or false)`);
+    return fallback;
+  };
+
+  const apiHost = str("API_HOST", "127.0.0.1");
+  const apiPort = port("API_PORT", 3800);
+  const observerHost = str("OBSERVER_HOST", "127.0.0.1");
+  const observerPort = port("OBSERVER_PORT", 3700);
+  const network = oneOf("NETWORK", NETWORKS, "mainnet");
+  const logLevel = oneOf("LOG_LEVEL", LOG_LEVELS, "info");
+  const logFormat = oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json");
+  const webhookAllowPrivate = bool("WEBHOOK_ALLOW_PRIVATE", false);
+
+  const publishRaw = env.API_PUBLISH_ADDR;
+  let apiPublishAddr = { host: apiHost, port: apiPort };
+  if (publishRaw !== undefined && publishRaw !== "") {
+    const parsed = parseHostPort(publishRaw);
+    if (parsed) apiPublishAddr = parsed;
+    else problems.push(`API_PUBLISH_ADDR=${JSON.stringify(publishRaw)} is not host:port (e.g. 127.0.0.1:3800)`);
+  }
+
+  const confirmationsRaw = str("FINALITY_BURN_CONFIRMATIONS", "6");
+  let finalityBurnConfirmations = 6;
+  if (/^\d+$/.test(confirmationsRaw) && Number(confirmationsRaw) <= 1000) {
+    finalityBurnConfirmations = Number(confirmationsRaw);
+  } else {
+    problems.push(`FINALITY_BURN_CONFIRMATIONS=${JSON.stringify(confirmationsRaw)} is not a whole number 0-1000`);
+  }
+
+  const bodyLimitRaw = str("OBSERVER_BODY_LIMIT_MB", "256");
+  let observerBodyLimit = 256 * 1024 * 1024;
+  if (/^\d+$/.test(bodyLimitRaw) && Number(bodyLimitRaw) >= 64) observerBodyLimit = Number(bodyLimitRaw) * 1024 * 1024;
+  else problems.push(`OBSERVER_BODY_LIMIT_MB=${JSON.stringify(bodyLimitRaw)} must be a whole number of at least 64`);
+
+  const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push("DATABASE_URL must start with postgres:// or postgresql://");
+  }
+
+  const instanceToken = env.INSTANCE_TOKEN || env.SLUICE_API_KEY || null;
+  const publishedOnLoopback = isLoopbackHost(apiPublishAddr.host);
+  // SPEC.md Authentication 4: binding past loopback with no token refuses to start.
+  if (!instanceToken && (!publishedOnLoopback || !isLoopbackHost(apiHost))) {
+    problems.push(
+      `the API is reachable past loopback (API_HOST=${apiHost}, API_PUBLISH_ADDR=${apiPublishAddr.host}:${apiPublishAddr.port}) ` +
+        "but INSTANCE_TOKEN is not set: set INSTANCE_TOKEN or bind to 127.0.0.1",
+    );
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+  return Object.freeze({
+    apiHost,
+    apiPort,
+    apiPublishAddr,
+    publishedOnLoopback,
+    observerHost,
+    observerPort,
+    instanceToken,
+    databaseUrl,
+    dataDir: path.resolve(str("DATA_DIR", "./data")),
+    network,
+    contracts: NETWORK_CONTRACTS[network],
+    finalityBurnConfirmations,
+    webhookAllowPrivate,
+    logLevel,
+    logFormat,
+    observerBodyLimit,
+  });
+}
+
+/** Parses `host:port`, `[v6]:port`; undefined when malformed. */
+export function parseHostPort(raw: string): { host: string; port: number } | undefined {
+  const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(raw) ?? /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw);
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port > 65535) return undefined;
+  return { host: m[1], port };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

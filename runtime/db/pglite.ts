@@ -1,0 +1,34 @@
+/** Embedded PGlite driver (DESIGN.md §2): one in-process PostgreSQL in DATA_DIR, with pg_trgm. */
+import { PGlite, types } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { Db, Queryable, QueryResult } from "./types.js";
+
+const parsers = {
+  [types.INT8]: (v: string) => v,
+  [types.NUMERIC]: (v: string) => v,
+};
+
+/** Opens (or creates) an embedded database; `dataDir` undefined means in-memory. */
+export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
+  const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
+  const wrap = (q: { query: PGlite["query"] }): Queryable => ({
+    async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const res = await q.query<T>(sql, params as unknown[]);
+      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+    },
+  });
+  const base = wrap(pg);
+  return {
+    kind: "pglite",
+    query: base.query,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    async listen(channel, handler) {
+      const unsub = await pg.listen(channel, handler);
+      return async () => unsub();
+    },
+    async notify(channel, payload) {
+      await pg.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    close: () => pg.close(),
+  };
+}

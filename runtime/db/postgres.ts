@@ -1,0 +1,78 @@
+/** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection. */
+import pg from "pg";
+import type { Db, NotificationHandler, Queryable, QueryResult } from "./types.js";
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    // int8 (20) and numeric (1700) stay strings: amounts exceed 2^53.
+    if (oid === 20 || oid === 1700) return (v: string) => v;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export async function createPostgresDb(connectionString: string, poolSize = 10): Promise<Db> {
+  const pool = new pg.Pool({ connectionString, max: poolSize, types: typeParsers as pg.CustomTypesConfig });
+  pool.on("error", () => {}); // idle-client errors surface on the next query instead
+  await pool.query("SELECT 1"); // fail fast with a clear error when unreachable
+
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const res = await client.query(sql, params as unknown[]);
+      return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
+    },
+  });
+
+  const handlers = new Map<string, Set<NotificationHandler>>();
+  let listener: pg.Client | null = null;
+  const ensureListener = async () => {
+    if (listener) return listener;
+    const client = new pg.Client({ connectionString });
+    client.on("error", () => {});
+    await client.connect();
+    client.on("notification", (msg) => {
+      for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
+    });
+    listener = client;
+    return client;
+  };
+
+  const base = wrap(pool);
+  return {
+    kind: "postgres",
+    query: base.query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(wrap(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async listen(channel, handler) {
+      const client = await ensureListener();
+      let set = handlers.get(channel);
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      }
+      set.add(handler);
+      return async () => {
+        set.delete(handler);
+      };
+    },
+    async notify(channel, payload) {
+      await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    async close() {
+      await listener?.end().catch(() => {});
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The one small storage interface (DESIGN.md §2 "Storage"): query, transaction, listen/notify.
+ * Two drivers implement it: embedded PGlite and PostgreSQL via `pg`. Both return int8 and
+ * NUMERIC as strings (lossless), timestamptz as Date, json/jsonb parsed.
+ */
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export type NotificationHandler = (payload: string) => void;
+
+export interface Db extends Queryable {
+  readonly kind: "pglite" | "postgres";
+  /** Runs fn inside BEGIN/COMMIT; rolls back and rethrows on error. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
+  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
