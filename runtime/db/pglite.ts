@@ -11,7 +11,10 @@ const parsers = {
 /** Opens (or creates) an embedded database; `dataDir` undefined means in-memory. */
 export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
   const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
-  const wrap = (q: { query: PGlite["query"] }): Queryable => ({
+  const wrap = (q: { query: PGlite["query"]; exec: PGlite["exec"] }): Queryable => ({
+    async exec(sql: string) {
+      await q.exec(sql);
+    },
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       const res = await q.query<T>(sql, params as unknown[]);
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
@@ -21,6 +24,7 @@ export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
   return {
     kind: "pglite",
     query: base.query,
+    exec: base.exec,
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     async listen(channel, handler) {
       const unsub = await pg.listen(channel, handler);

@@ -16,6 +16,9 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   await pool.query("SELECT 1"); // fail fast with a clear error when unreachable
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async exec(sql: string) {
+      await client.query(sql); // no parameters: simple protocol, several statements allowed
+    },
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       const res = await client.query(sql, params as unknown[]);
       return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
@@ -40,6 +43,7 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   return {
     kind: "postgres",
     query: base.query,
+    exec: base.exec,
     async transaction(fn) {
       const client = await pool.connect();
       try {

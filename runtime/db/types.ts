@@ -10,6 +10,8 @@ export interface QueryResult<T> {
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements (no parameters), e.g. a migration. */
+  exec(sql: string): Promise<void>;
 }
 
 export type NotificationHandler = (payload: string) => void;

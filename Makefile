@@ -1,0 +1,46 @@
+# sluice — see README.md. Every target installs dependencies first if they are missing.
+SHELL := /bin/bash
+NODE_MODULES := node_modules/.package-lock.json
+
+.PHONY: all install generate build run test bench check typecheck lint clean
+
+all: build
+
+$(NODE_MODULES): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(NODE_MODULES)
+
+install: $(NODE_MODULES)
+
+## generate: compile specs/*.yaml into generated/ (deterministic)
+generate: $(NODE_MODULES)
+	npx tsx generator/main.ts
+
+## build: compile TypeScript to dist/
+build: $(NODE_MODULES)
+	npm run build --silent
+
+## run: the service on its embedded database (./data) fed by the devnet simulator; Ctrl-C stops it
+run: build
+	NETWORK=devnet DATA_DIR=$${DATA_DIR:-./data} WEBHOOK_ALLOW_PRIVATE=true LOG_FORMAT=$${LOG_FORMAT:-pretty} LOG_LEVEL=$${LOG_LEVEL:-warn} node dist/runtime/cli/main.js dev
+
+## test: the whole suite on PGlite, then the storage suites on PostgreSQL (127.0.0.1:5432)
+test: $(NODE_MODULES)
+	node test/run.mjs
+
+## bench: ingest benchmarks (prints figures; not a test)
+bench: $(NODE_MODULES)
+	npx tsx test/bench/ingest.ts
+
+## check: typecheck + lint + generated/ drift
+check: typecheck lint
+	npx tsx generator/main.ts --check
+
+typecheck: $(NODE_MODULES)
+	npx tsc -p tsconfig.json --noEmit
+
+lint: $(NODE_MODULES)
+	npx biome check runtime generator test
+
+clean:
+	rm -rf dist .tmp

@@ -1,0 +1,72 @@
+/**
+ * generate: specs → the complete generated/ tree as a Map of relative path → contents
+ * (STYLE.md "Generator: a pure pipeline with files written at the edge"; sqlc's Generate).
+ * Never touches the disk; deterministic — same specs in, same bytes out.
+ */
+import { buildModel } from "./build-model.js";
+import { emitClient } from "./emit-client.js";
+import { emitDescriptor } from "./emit-descriptor.js";
+import { emitIndex } from "./emit-index.js";
+import { emitMigration } from "./emit-migration.js";
+import { emitOpenApi } from "./emit-openapi.js";
+import { emitRoutes } from "./emit-routes.js";
+import { loadSpec } from "./load-spec.js";
+import type { SubgraphModel } from "./model.js";
+import { type SpecError, sortSpecErrors } from "./spec-error.js";
+
+/** One spec's text and the file name its errors and headers show. */
+export interface SpecInput {
+  file: string;
+  text: string;
+}
+
+export type GenerateResult = { ok: true; files: Map<string, string> } | { ok: false; errors: SpecError[] };
+
+/** The artifacts of one subgraph, keyed `<name>/<artifact>`. */
+export async function generateSubgraph(model: SubgraphModel): Promise<Map<string, string>> {
+  const dir = model.name;
+  return new Map([
+    [`${dir}/client.ts`, await emitClient(model)],
+    [`${dir}/descriptor.json`, emitDescriptor(model)],
+    [`${dir}/migration.sql`, emitMigration(model)],
+    [`${dir}/openapi.json`, emitOpenApi(model)],
+    [`${dir}/routes.ts`, emitRoutes(model)],
+  ]);
+}
+
+/** Validates and models one spec. */
+export function modelSpec(input: SpecInput): { ok: true; model: SubgraphModel } | { ok: false; errors: SpecError[] } {
+  const loaded = loadSpec(input.text, input.file);
+  return loaded.ok ? buildModel(loaded.loaded) : loaded;
+}
+
+/** Every spec → the whole generated/ tree (plus index.ts), or every error of every spec. */
+export async function generate(inputs: readonly SpecInput[]): Promise<GenerateResult> {
+  const errors: SpecError[] = [];
+  const models: SubgraphModel[] = [];
+  for (const input of inputs) {
+    const result = modelSpec(input);
+    if (!result.ok) {
+      errors.push(...result.errors);
+    } else if (models.some((m) => m.name === result.model.name)) {
+      const line = input.text.split("\n").findIndex((text) => /^name\s*:/.test(text)) + 1;
+      errors.push({
+        file: input.file,
+        line: Math.max(line, 1),
+        col: 1,
+        path: "name",
+        message: `subgraph name "${result.model.name}" is already used by another spec`,
+      });
+    } else {
+      models.push(result.model);
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors: sortSpecErrors(errors) };
+  models.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files = new Map<string, string>();
+  for (const model of models) {
+    for (const [path, contents] of await generateSubgraph(model)) files.set(path, contents);
+  }
+  files.set("index.ts", emitIndex(models.map((m) => m.name)));
+  return { ok: true, files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+}

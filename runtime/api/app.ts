@@ -1,0 +1,88 @@
+/**
+ * Builds the Express app of the API shell (DESIGN.md §4; SPEC.md "Authentication", "Errors")
+ * from the route table. Glue only: every decision lives in auth.ts, cors.ts, content-type.ts,
+ * errors.ts and query-params.ts. Listening is server.ts's job.
+ *
+ * Stack: request id + access log → CORS (loopback reads) → each route [auth → body checks →
+ * handler] → prefix-based auth for unmatched paths → JSON 404 → error middleware.
+ */
+import express, { type Express, type RequestHandler } from "express";
+import { createAuthMiddleware, surfaceForPath } from "./auth.js";
+import { BODY_METHODS, createBodyParsers } from "./content-type.js";
+import { createCors } from "./cors.js";
+import { createErrorHandler, notFoundHandler } from "./errors.js";
+import { createRequestContext, requestIdOf } from "./request-context.js";
+import { checkRouteTable, type RouteEntry, type RouteTable } from "./route-table.js";
+import { routes as defaultRoutes } from "./routes.js";
+import type { ApiDeps, ApiHandler } from "./types.js";
+
+export interface ApiAppDeps extends ApiDeps {
+  /** Defaults to the table in routes.ts; tests pass `[...routes, ...testRoutes]`. */
+  routes?: RouteTable;
+}
+
+/** The configured Express app (not listening). Throws when the route table is inconsistent. */
+export function createApiApp(deps: ApiAppDeps): Express {
+  const { routes = defaultRoutes, ...apiDeps } = deps;
+  const problems = checkRouteTable(routes);
+  if (problems.length) throw new Error(`invalid route table:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+
+  const access = {
+    publishedOnLoopback: apiDeps.config.publishedOnLoopback,
+    instanceToken: apiDeps.config.instanceToken,
+  };
+  const app = express();
+  app.disable("x-powered-by");
+  // Simple parser: `a[b]=1` stays the key "a[b]", values are string | string[] (never objects).
+  app.set("query parser", "simple");
+  // Trust nothing: no X-Forwarded-* interpretation, exact-case paths, `<` `>` `&` escaped in JSON.
+  app.set("trust proxy", false);
+  app.set("case sensitive routing", true);
+  app.set("json escape", true);
+
+  app.use(createRequestContext(apiDeps.logger));
+  app.use(createCors(access));
+  for (const route of routes) {
+    const stack = [createAuthMiddleware(access, route.auth), ...bodyStack(route), adapt(route.handler, apiDeps)];
+    mountRoute(app, route, stack);
+  }
+  // Unknown paths under a protected prefix are checked too: past loopback an unknown /v1 path
+  // answers 401, not 404, so the route list is not probeable without the token.
+  app.use(createAuthMiddleware(access, (req) => surfaceForPath(req.path)));
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(apiDeps.logger));
+  return app;
+}
+
+function bodyStack(route: RouteEntry): RequestHandler[] {
+  return BODY_METHODS.has(route.method) ? createBodyParsers(route.body) : [];
+}
+
+/** Turns an ApiHandler into Express middleware; Express 5 forwards its rejections to the error middleware. */
+function adapt(handler: ApiHandler, deps: ApiDeps): RequestHandler {
+  return async (req, res) => {
+    const requestId = requestIdOf(res);
+    await handler(req, res, { ...deps, requestId, log: deps.logger.child({ request_id: requestId }) });
+  };
+}
+
+function mountRoute(app: Express, route: RouteEntry, stack: RequestHandler[]): void {
+  const r = app.route(route.path);
+  switch (route.method) {
+    case "GET":
+      r.get(...stack);
+      return;
+    case "POST":
+      r.post(...stack);
+      return;
+    case "PUT":
+      r.put(...stack);
+      return;
+    case "PATCH":
+      r.patch(...stack);
+      return;
+    case "DELETE":
+      r.delete(...stack);
+      return;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Request bodies of write routes (DESIGN.md §4, issue "Foundation" item 6): a body must carry
+ * an accepted Content-Type (default application/json, any charset parameter) or the request
+ * gets 415; JSON is parsed with a size limit. Parse and size failures are turned into
+ * INVALID_JSON / PAYLOAD_TOO_LARGE by errors.ts.
+ */
+import express, { type Request, type RequestHandler } from "express";
+import { ServiceError } from "../internal/errors.js";
+import type { BodyOptions, HttpMethod } from "./route-table.js";
+
+/** Largest JSON body accepted by default. */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_BODY_TYPES: readonly string[] = ["application/json"];
+/** Methods whose routes get the body stack. */
+export const BODY_METHODS: ReadonlySet<HttpMethod> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+const isJsonType = (type: string) => type === "application/json" || type.endsWith("+json");
+
+/** 415 UNSUPPORTED_MEDIA_TYPE when a request has a body whose type is not in `types`. */
+export function requireBodyType(types: readonly string[]): RequestHandler {
+  return (req, _res, next) => {
+    if (!hasBody(req)) return next();
+    if (req.is([...types])) return next();
+    const got = req.headers["content-type"];
+    next(
+      new ServiceError(
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+        `request body must be ${types.join(" or ")}; got ${got ? JSON.stringify(got) : "no Content-Type"}`,
+        { contentType: got ?? null, accepted: [...types] },
+      ),
+    );
+  };
+}
+
+/**
+ * Whether the request carries a body. Unlike type-is, `Content-Length: 0` counts as no body, so
+ * a bodiless POST (what fetch sends for `{ method: "POST" }`) needs no Content-Type.
+ */
+export function hasBody(req: Request): boolean {
+  if (req.headers["transfer-encoding"] !== undefined) return true;
+  const length = req.headers["content-length"];
+  return length !== undefined && Number(length) !== 0;
+}
+
+/** The middleware chain run before a body-carrying handler: type check, then parsing. */
+export function createBodyParsers(options: BodyOptions = {}): RequestHandler[] {
+  const types = options.types ?? DEFAULT_BODY_TYPES;
+  const limit = options.limitBytes ?? JSON_BODY_LIMIT_BYTES;
+  const jsonTypes = types.filter(isJsonType);
+  const textTypes = types.filter((t) => !isJsonType(t));
+  const chain: RequestHandler[] = [requireBodyType(types)];
+  if (jsonTypes.length) chain.push(express.json({ limit, type: jsonTypes, strict: true }));
+  if (textTypes.length) chain.push(express.text({ limit, type: textTypes }));
+  return chain;
+}

@@ -1,0 +1,36 @@
+/**
+ * Shared types of the API shell (DESIGN.md §4): what handlers receive and what the ingestion
+ * module must provide to /health and /status. Types only; no Express glue here.
+ */
+import type { Request, Response } from "express";
+import type { Config } from "../config/index.js";
+import type { Logger } from "../internal/logger.js";
+
+/** Readiness and status figures, implemented by the ingestion module. */
+export interface StatusSource {
+  /** True once migrations ran and reads can be answered (GET /health answers 200 from then on). */
+  isReady(): boolean;
+  /** Body of GET /status: tip, finalized height, lag, counts, malformed-payload count. */
+  getStatus(): Promise<Record<string, unknown>>;
+}
+
+/** Everything the API needs from the rest of the service; later modules add their fields here. */
+export interface ApiDeps {
+  config: Readonly<Config>;
+  logger: Logger;
+  status: StatusSource;
+}
+
+/** What a handler receives besides req/res: the deps plus this request's id and logger. */
+export interface HandlerContext extends ApiDeps {
+  /** `req_…`, also sent back as the `x-request-id` response header. */
+  requestId: string;
+  /** The service logger bound to `request_id`. */
+  log: Logger;
+}
+
+/**
+ * A route handler. Throw (or reject with) a ServiceError for a 4xx; anything else becomes a
+ * logged 500 INTERNAL. The return value is ignored.
+ */
+export type ApiHandler = (req: Request, res: Response, ctx: HandlerContext) => unknown;

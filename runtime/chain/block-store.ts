@@ -1,0 +1,250 @@
+/**
+ * Chain rows of one block (DESIGN.md §2): bulk inserts with unnest (one statement per table,
+ * a constant parameter count however large the block), canonical flag flips, and loading a
+ * stored block back as a DecodedBlock for re-application after a reorg or a reindex.
+ */
+import type { Queryable } from "../db/types.js";
+import type { BlockRef } from "./fork-choice.js";
+import type { ClarityJson, DecodedBlock, DecodedEvent, DecodedTx, EventType, TxType } from "./types.js";
+
+/**
+ * JSON for a jsonb column. PostgreSQL cannot store U+0000 in jsonb or text; a Clarity string may
+ * hold it, so it becomes U+FFFD here. The exact bytes survive in the stored raw hex (raw_value, raw_tx).
+ */
+export function toJsonb(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const text = JSON.stringify(v);
+  return text.includes("\\u0000") ? text.replaceAll("\\u0000", "\\ufffd") : text;
+}
+const json = toJsonb;
+
+/** The same rule for text columns (a vm_error can quote a Clarity string holding U+0000). */
+const text = (v: string | null): string | null => (v !== null && v.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v);
+
+export async function blockExists(q: Queryable, indexBlockHash: string): Promise<boolean> {
+  const { rows } = await q.query("SELECT 1 FROM chain.blocks WHERE index_block_hash = $1", [indexBlockHash]);
+  return rows.length > 0;
+}
+
+export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
+  await q.query(
+    `INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
+       parent_block_hash, burn_block_hash, burn_block_height, burn_block_time, block_time, miner_txid,
+       tx_count, event_count, canonical)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      block.indexBlockHash,
+      block.blockHash,
+      block.height,
+      block.parentIndexBlockHash,
+      block.parentBlockHash,
+      block.burnBlockHash,
+      block.burnBlockHeight,
+      block.burnBlockTime,
+      block.blockTime,
+      block.minerTxid,
+      block.txs.length,
+      block.events.length,
+      canonical,
+    ],
+  );
+  if (block.txs.length) await insertTxs(q, block, canonical);
+  if (block.events.length) await insertEvents(q, block, canonical);
+}
+
+async function insertTxs(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
+  const t = block.txs;
+  await q.query(
+    `INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
+       status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
+       memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
+       contract_interface, vm_error)
+     SELECT $1, $2, $3, * FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+       $10::numeric[], $11::numeric[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::numeric[],
+       $17::text[], $18::text[], $19::jsonb[], $20::text[], $21::boolean[], $22::int[], $23::text[],
+       $24::jsonb[], $25::text[])`,
+    [
+      block.indexBlockHash,
+      block.height,
+      canonical,
+      t.map((x) => x.txIndex),
+      t.map((x) => text(x.txId)),
+      t.map((x) => text(x.txType)),
+      t.map((x) => text(x.status)),
+      t.map((x) => text(x.sender)),
+      t.map((x) => text(x.sponsor)),
+      t.map((x) => x.nonce),
+      t.map((x) => x.fee),
+      t.map((x) => text(x.contractId)),
+      t.map((x) => text(x.functionName)),
+      t.map((x) => json(x.functionArgs)),
+      t.map((x) => text(x.recipient)),
+      t.map((x) => x.amount),
+      t.map((x) => text(x.memo)),
+      t.map((x) => text(x.rawResult)),
+      t.map((x) => json(x.result)),
+      t.map((x) => text(x.rawTx)),
+      t.map((x) => x.burnchainOp),
+      t.map((x) => x.microblockSequence),
+      t.map((x) => text(x.microblockHash)),
+      t.map((x) => json(x.contractInterface)),
+      t.map((x) => text(x.vmError)),
+    ],
+  );
+}
+
+async function insertEvents(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
+  const e = block.events;
+  await q.query(
+    `INSERT INTO chain.events (index_block_hash, block_height, canonical, event_index, tx_id, tx_index,
+       node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount,
+       topic, payload)
+     SELECT $1, $2, $3, * FROM unnest($4::int[], $5::text[], $6::int[], $7::int[], $8::boolean[], $9::text[],
+       $10::text[], $11::text[], $12::text[], $13::text[], $14::numeric[], $15::text[], $16::jsonb[])`,
+    [
+      block.indexBlockHash,
+      block.height,
+      canonical,
+      e.map((x) => x.eventIndex),
+      e.map((x) => text(x.txId)),
+      e.map((x) => x.txIndex),
+      e.map((x) => x.nodeEventIndex),
+      e.map((x) => x.committed),
+      e.map((x) => text(x.type)),
+      e.map((x) => text(x.contractId)),
+      e.map((x) => text(x.assetIdentifier)),
+      e.map((x) => text(x.sender)),
+      e.map((x) => text(x.recipient)),
+      e.map((x) => x.amount),
+      e.map((x) => text(x.topic)),
+      e.map((x) => toJsonb(x.payload)),
+    ],
+  );
+}
+
+/** Flips the canonical flag of a block and all its rows. */
+export async function setCanonical(q: Queryable, indexBlockHash: string, canonical: boolean): Promise<void> {
+  for (const table of ["chain.blocks", "chain.transactions", "chain.events"]) {
+    await q.query(`UPDATE ${table} SET canonical = $2 WHERE index_block_hash = $1`, [indexBlockHash, canonical]);
+  }
+}
+
+/**
+ * Walks the stored ancestry of a block from its parent down to the first canonical block.
+ * Returns the non-canonical branch (parent first) and that canonical base (null when the
+ * ancestry reaches a block that was never stored).
+ */
+export async function readBranch(
+  q: Queryable,
+  parentIndexBlockHash: string,
+): Promise<{ branch: BlockRef[]; forkBase: BlockRef | null }> {
+  const { rows } = await q.query<{ h: string; height: number; parent: string; canonical: boolean }>(
+    `WITH RECURSIVE anc AS (
+       SELECT index_block_hash, block_height, parent_index_block_hash, canonical, 0 AS depth
+         FROM chain.blocks WHERE index_block_hash = $1
+       UNION ALL
+       SELECT b.index_block_hash, b.block_height, b.parent_index_block_hash, b.canonical, anc.depth + 1
+         FROM chain.blocks b JOIN anc ON b.index_block_hash = anc.parent_index_block_hash
+        WHERE NOT anc.canonical
+     )
+     SELECT index_block_hash AS h, block_height AS height, parent_index_block_hash AS parent, canonical
+       FROM anc ORDER BY depth`,
+    [parentIndexBlockHash],
+  );
+  const branch: BlockRef[] = [];
+  for (const r of rows) {
+    const ref = { indexBlockHash: r.h, height: r.height, parentIndexBlockHash: r.parent };
+    if (r.canonical) return { branch, forkBase: ref };
+    branch.push(ref);
+  }
+  return { branch, forkBase: null };
+}
+
+/** Canonical blocks above a height, highest first: what a switch rolls back. */
+export async function readCanonicalAbove(q: Queryable, height: number): Promise<BlockRef[]> {
+  const { rows } = await q.query<{ h: string; height: number; parent: string }>(
+    `SELECT index_block_hash AS h, block_height AS height, parent_index_block_hash AS parent
+       FROM chain.blocks WHERE canonical AND block_height > $1 ORDER BY block_height DESC`,
+    [height],
+  );
+  return rows.map((r) => ({ indexBlockHash: r.h, height: r.height, parentIndexBlockHash: r.parent }));
+}
+
+type Row = Record<string, unknown>;
+const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/** Loads a stored block with its transactions and events, as the decoder produced it. */
+export async function loadBlock(q: Queryable, indexBlockHash: string): Promise<DecodedBlock> {
+  const { rows: blocks } = await q.query<Row>("SELECT * FROM chain.blocks WHERE index_block_hash = $1", [
+    indexBlockHash,
+  ]);
+  const b = blocks[0];
+  if (!b) throw new Error(`block ${indexBlockHash} is not stored`);
+  const { rows: txRows } = await q.query<Row>(
+    "SELECT * FROM chain.transactions WHERE index_block_hash = $1 ORDER BY tx_index",
+    [indexBlockHash],
+  );
+  const { rows: eventRows } = await q.query<Row>(
+    "SELECT * FROM chain.events WHERE index_block_hash = $1 ORDER BY event_index",
+    [indexBlockHash],
+  );
+  return {
+    indexBlockHash: String(b.index_block_hash),
+    blockHash: String(b.block_hash),
+    height: Number(b.block_height),
+    parentIndexBlockHash: String(b.parent_index_block_hash),
+    parentBlockHash: String(b.parent_block_hash),
+    burnBlockHash: String(b.burn_block_hash),
+    burnBlockHeight: Number(b.burn_block_height),
+    burnBlockTime: Number(b.burn_block_time),
+    blockTime: Number(b.block_time),
+    minerTxid: str(b.miner_txid),
+    txs: txRows.map(rowToTx),
+    events: eventRows.map(rowToEvent),
+  };
+}
+
+function rowToTx(r: Row): DecodedTx {
+  return {
+    txId: String(r.tx_id),
+    txIndex: Number(r.tx_index),
+    txType: r.tx_type as TxType,
+    status: String(r.status),
+    sender: str(r.sender),
+    sponsor: str(r.sponsor),
+    nonce: str(r.nonce),
+    fee: str(r.fee),
+    contractId: str(r.contract_id),
+    functionName: str(r.function_name),
+    functionArgs: (r.function_args as string[] | null) ?? null,
+    recipient: str(r.recipient),
+    amount: str(r.amount),
+    memo: str(r.memo),
+    rawResult: String(r.raw_result),
+    result: (r.result as ClarityJson) ?? null,
+    rawTx: String(r.raw_tx),
+    burnchainOp: Boolean(r.burnchain_op),
+    microblockSequence: r.microblock_sequence === null ? null : Number(r.microblock_sequence),
+    microblockHash: str(r.microblock_hash),
+    contractInterface: r.contract_interface ?? null,
+    vmError: str(r.vm_error),
+  };
+}
+
+function rowToEvent(r: Row): DecodedEvent {
+  return {
+    eventIndex: Number(r.event_index),
+    nodeEventIndex: Number(r.node_event_index),
+    txId: String(r.tx_id),
+    txIndex: Number(r.tx_index),
+    committed: Boolean(r.committed),
+    type: r.event_type as EventType,
+    contractId: str(r.contract_id),
+    assetIdentifier: str(r.asset_identifier),
+    sender: str(r.sender),
+    recipient: str(r.recipient),
+    amount: str(r.amount),
+    topic: str(r.topic),
+    payload: r.payload as DecodedEvent["payload"],
+  };
+}

@@ -1,0 +1,310 @@
+/**
+ * Ingestion (DESIGN.md §2): one observer request → journal → decode → fork choice → ONE database
+ * transaction per block holding its chain rows, the hooks' rows (subgraphs, outbox) and the tip.
+ * The observer and `sluice import` both go through `processRequest`.
+ */
+import type { Db, Queryable } from "../db/types.js";
+import { MalformedPayloadError, errorMessage } from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+import {
+  blockExists,
+  insertBlockRows,
+  loadBlock,
+  readBranch,
+  readCanonicalAbove,
+  setCanonical,
+} from "./block-store.js";
+import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
+import { type BlockRef, planForkChoice } from "./fork-choice.js";
+import { type JournalEntry, insertJournal, markJournalDone, markJournalMalformed, readPendingJournal } from "./journal.js";
+import { readTip, tipRef, updateTip } from "./tip.js";
+import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
+
+/** Work other modules do inside a block's transaction (subgraph handlers, webhook outbox). */
+export interface BlockHooks {
+  /** A block became canonical: derive rows from it. */
+  applyBlock(q: Queryable, block: DecodedBlock): Promise<void>;
+  /** A canonical block was orphaned by a reorg: undo what applyBlock derived (called newest first). */
+  revertBlock(q: Queryable, block: BlockRef): Promise<void>;
+  /** A reorg finished inside the transaction (after reverts and applies). */
+  onReorg?(q: Queryable, reorg: ReorgRecord): Promise<void>;
+}
+
+export interface ReorgRecord {
+  forkPointHeight: number;
+  orphaned: BlockRef[];
+  applied: string[];
+  oldTip: { indexBlockHash: string; height: number };
+  newTip: { indexBlockHash: string; height: number };
+}
+
+export type IngestOutcome =
+  | { kind: "block"; result: "extended" | "side" | "duplicate" | "reorg"; height: number; indexBlockHash: string; events: number }
+  | { kind: "burn_block"; burnBlockHeight: number }
+  | { kind: "journaled" }
+  | { kind: "malformed"; reason: string }
+  | { kind: "skipped" };
+
+/** Channel notified (inside the block transaction, so delivered at commit) for every tip change. */
+export const CHAIN_CHANNEL = "sluice_chain";
+
+export interface IngestorDeps {
+  db: Db;
+  logger: Logger;
+  finalityBurnConfirmations: number;
+  hooks?: BlockHooks[];
+}
+
+export interface Ingestor {
+  /** Observer step 1: durably journal a request; returns its id once committed. */
+  journal(path: string, body: string): Promise<string>;
+  /** Observer step 2: process a journaled request in its own transaction(s). */
+  processJournalEntry(entry: JournalEntry): Promise<IngestOutcome>;
+  /** Import: journal (deduplicated by sourceKey) and process in one transaction. */
+  importRequest(path: string, body: string, sourceKey: string): Promise<IngestOutcome>;
+  /** Processes every pending journal row in id order (start-up recovery). */
+  drainPending(onOutcome?: (o: IngestOutcome) => void): Promise<number>;
+}
+
+type Decoded =
+  | { kind: "block"; block: DecodedBlock }
+  | { kind: "burn_block"; burn: DecodedBurnBlock }
+  | { kind: "other" };
+
+/** Pure: parses and decodes a request body; throws MalformedPayloadError on bad input. */
+export function decodeRequest(path: string, body: string): Decoded {
+  if (path !== "/new_block" && path !== "/new_burn_block") return { kind: "other" };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (err) {
+    throw new MalformedPayloadError(`body is not JSON: ${errorMessage(err)}`, { cause: err });
+  }
+  return path === "/new_block"
+    ? { kind: "block", block: decodeNewBlock(parsed) }
+    : { kind: "burn_block", burn: decodeNewBurnBlock(parsed) };
+}
+
+export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = [] }: IngestorDeps): Ingestor {
+  const confirmations = finalityBurnConfirmations;
+
+  async function applyDecoded(q: Queryable, decoded: Decoded): Promise<IngestOutcome> {
+    if (decoded.kind === "other") return { kind: "journaled" };
+    if (decoded.kind === "burn_block") {
+      const b = decoded.burn;
+      await q.query(
+        `INSERT INTO chain.burn_blocks (burn_block_hash, burn_block_height, burn_amount, reward_recipients, reward_slot_holders)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (burn_block_hash) DO NOTHING`,
+        [b.burnBlockHash, b.burnBlockHeight, b.burnAmount, JSON.stringify(b.rewardRecipients), JSON.stringify(b.rewardSlotHolders)],
+      );
+      await updateTip(q, { burnBlockHeight: b.burnBlockHeight }, confirmations);
+      return { kind: "burn_block", burnBlockHeight: b.burnBlockHeight };
+    }
+    return applyBlock(q, decoded.block);
+  }
+
+  async function applyBlock(q: Queryable, block: DecodedBlock): Promise<IngestOutcome> {
+    const tip = await readTip(q, true); // row lock: one block at a time, across processes
+    const base = { kind: "block" as const, height: block.height, indexBlockHash: block.indexBlockHash, events: block.events.length };
+    if (await blockExists(q, block.indexBlockHash)) return { ...base, result: "duplicate" };
+
+    const current = tipRef(tip);
+    const ref: BlockRef = {
+      indexBlockHash: block.indexBlockHash,
+      height: block.height,
+      parentIndexBlockHash: block.parentIndexBlockHash,
+    };
+    const quick = planForkChoice({ tip: current, block: ref, branch: [], forkBase: null });
+    if (quick.kind === "extend") {
+      await insertBlockRows(q, block, true);
+      for (const h of hooks) await h.applyBlock(q, block);
+      await updateTip(
+        q,
+        {
+          tip: { indexBlockHash: block.indexBlockHash, height: block.height },
+          burnBlockHeight: block.burnBlockHeight,
+          blocksIngested: 1,
+          txDelta: block.txs.length,
+          eventDelta: committedCount(block),
+        },
+        confirmations,
+      );
+      await notify(q, { type: "block", height: block.height, index_block_hash: block.indexBlockHash });
+      return { ...base, result: "extended" };
+    }
+
+    await insertBlockRows(q, block, false);
+    if (quick.kind === "side") {
+      await updateTip(q, { burnBlockHeight: block.burnBlockHeight, blocksIngested: 1 }, confirmations);
+      return { ...base, result: "side" };
+    }
+
+    // The new block may beat the tip: walk its stored ancestry to find the fork point.
+    const { branch, forkBase } = await readBranch(q, block.parentIndexBlockHash);
+    const plan = planForkChoice({ tip: current, block: ref, branch, forkBase });
+    if (plan.kind !== "switch") throw new Error(`unexpected fork plan ${plan.kind}`);
+    if (plan.gap) {
+      logger.warn({ msg: "block ancestry incomplete; following the longer chain", block_height: block.height, index_block_hash: block.indexBlockHash });
+    }
+    const orphaned = await readCanonicalAbove(q, plan.forkPointHeight);
+    let txDelta = 0;
+    let eventDelta = 0;
+    for (const old of orphaned) {
+      for (const h of hooks) await h.revertBlock(q, old);
+      const counts = await blockCounts(q, old.indexBlockHash);
+      txDelta -= counts.txs;
+      eventDelta -= counts.events;
+      await setCanonical(q, old.indexBlockHash, false);
+    }
+    for (const hash of plan.apply) {
+      await setCanonical(q, hash, true);
+      const applied = hash === block.indexBlockHash ? block : await loadBlock(q, hash);
+      txDelta += applied.txs.length;
+      eventDelta += committedCount(applied);
+      for (const h of hooks) await h.applyBlock(q, applied);
+    }
+    const newTip = { indexBlockHash: block.indexBlockHash, height: block.height };
+    let reorgs = 0;
+    if (orphaned.length && current) {
+      reorgs = 1;
+      const record: ReorgRecord = { forkPointHeight: plan.forkPointHeight, orphaned, applied: plan.apply, oldTip: current, newTip };
+      await insertReorg(q, record);
+      for (const h of hooks) await h.onReorg?.(q, record);
+      if (tip.finalizedHeight !== null && plan.forkPointHeight < tip.finalizedHeight) {
+        logger.error({ msg: "reorg below the finality boundary", fork_point_height: plan.forkPointHeight, finalized_height: tip.finalizedHeight });
+      }
+      logger.info({ msg: "reorg", fork_point_height: plan.forkPointHeight, orphaned: orphaned.length, applied: plan.apply.length, block_height: block.height });
+    }
+    await updateTip(q, { tip: newTip, burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, txDelta, eventDelta, reorgs }, confirmations);
+    await notify(q, { type: reorgs ? "reorg" : "block", height: block.height, index_block_hash: block.indexBlockHash, fork_point_height: plan.forkPointHeight });
+    return { ...base, result: reorgs ? "reorg" : "extended" };
+  }
+
+  async function processDecoded(entryId: string, decoded: Decoded): Promise<IngestOutcome> {
+    return db.transaction(async (q) => {
+      const outcome = await applyDecoded(q, decoded);
+      await markJournalDone(q, entryId);
+      return outcome;
+    });
+  }
+
+  async function recordMalformed(id: string, path: string, reason: string, body?: string): Promise<IngestOutcome> {
+    logger.warn({ msg: "malformed observer payload", path, journal_id: id, error: reason });
+    await markJournalMalformed(db, id, reason, body);
+    return { kind: "malformed", reason };
+  }
+
+  function tryDecode(path: string, body: string): Decoded | { kind: "malformed"; reason: string } {
+    try {
+      return decodeRequest(path, body);
+    } catch (err) {
+      if (err instanceof MalformedPayloadError) return { kind: "malformed", reason: err.message };
+      return { kind: "malformed", reason: `decoder failed: ${errorMessage(err)}` };
+    }
+  }
+
+  const ingestor: Ingestor = {
+    async journal(path, body) {
+      const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body) });
+      if (id === null) throw new Error("journal insert returned no id");
+      return id;
+    },
+
+    async processJournalEntry(entry) {
+      const decoded = tryDecode(entry.path, entry.body);
+      if (decoded.kind === "malformed") return recordMalformed(entry.id, entry.path, decoded.reason);
+      try {
+        return await processDecoded(entry.id, decoded);
+      } catch (err) {
+        // The database refusing the data itself will refuse it on every retry: record and move on.
+        if (isDataException(err)) return recordMalformed(entry.id, entry.path, `database rejected the data: ${errorMessage(err)}`);
+        throw err;
+      }
+    },
+
+    async importRequest(path, body, sourceKey) {
+      const decoded = tryDecode(path, body);
+      return db.transaction(async (q) => {
+        // The import file is the durable copy: the journal keeps a pointer, and the body only
+        // when it could not be used.
+        const id = await insertJournal(q, { path, body: "", bodyBytes: Buffer.byteLength(body), sourceKey });
+        if (id === null) return { kind: "skipped" } as const;
+        if (decoded.kind === "malformed") {
+          logger.warn({ msg: "malformed payload in import", path, source_key: sourceKey, error: decoded.reason });
+          await markJournalMalformed(q, id, decoded.reason, body);
+          return { kind: "malformed", reason: decoded.reason } as const;
+        }
+        const outcome = await applyDecoded(q, decoded);
+        await markJournalDone(q, id);
+        return outcome;
+      }).catch(async (err) => {
+        if (!isDataException(err)) throw err;
+        const reason = `database rejected the data: ${errorMessage(err)}`;
+        logger.warn({ msg: "payload rejected by the database in import", path, source_key: sourceKey, error: reason });
+        const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
+        if (id) await markJournalMalformed(db, id, reason);
+        return { kind: "malformed", reason } as const;
+      });
+    },
+
+    async drainPending(onOutcome) {
+      let processed = 0;
+      for (;;) {
+        const batch = await readPendingJournal(db, 100);
+        if (!batch.length) return processed;
+        for (const entry of batch) {
+          const outcome = await ingestor.processJournalEntry(entry);
+          processed++;
+          onOutcome?.(outcome);
+        }
+      }
+    },
+  };
+  return ingestor;
+}
+
+/** SQLSTATE class 22 (data exception): deterministic, retrying cannot help. */
+export function isDataException(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("22");
+}
+
+/** Committed events are the ones indexed as effects (the tip counters count only those). */
+function committedCount(block: DecodedBlock): number {
+  let n = 0;
+  for (const e of block.events) if (e.committed) n++;
+  return n;
+}
+
+async function blockCounts(q: Queryable, indexBlockHash: string): Promise<{ txs: number; events: number }> {
+  const { rows } = await q.query<{ tx_count: number; events: string }>(
+    `SELECT tx_count, (SELECT count(*) FROM chain.events e WHERE e.index_block_hash = b.index_block_hash AND e.committed) AS events
+       FROM chain.blocks b WHERE index_block_hash = $1`,
+    [indexBlockHash],
+  );
+  return { txs: Number(rows[0]?.tx_count ?? 0), events: Number(rows[0]?.events ?? 0) };
+}
+
+async function insertReorg(q: Queryable, r: ReorgRecord): Promise<void> {
+  const heights = r.orphaned.map((b) => b.height);
+  await q.query(
+    `INSERT INTO chain.reorgs (fork_point_height, orphaned_from_height, orphaned_to_height, orphaned_blocks,
+       applied_blocks, old_tip_hash, old_tip_height, new_tip_hash, new_tip_height)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      r.forkPointHeight,
+      Math.min(...heights),
+      Math.max(...heights),
+      JSON.stringify(r.orphaned.map((b) => ({ index_block_hash: b.indexBlockHash, block_height: b.height }))),
+      JSON.stringify(r.applied),
+      r.oldTip.indexBlockHash,
+      r.oldTip.height,
+      r.newTip.indexBlockHash,
+      r.newTip.height,
+    ],
+  );
+}
+
+async function notify(q: Queryable, payload: Record<string, unknown>): Promise<void> {
+  await q.query("SELECT pg_notify($1, $2)", [CHAIN_CHANNEL, JSON.stringify(payload)]);
+}

@@ -1,0 +1,45 @@
+/**
+ * The observer journal (DESIGN.md §2 step 1): every request is stored before it is acknowledged,
+ * then processed in id order; a crash leaves pending rows that the next start processes.
+ */
+import type { Queryable } from "../db/types.js";
+
+export interface JournalEntry {
+  id: string;
+  path: string;
+  body: string;
+}
+
+/** Stores a request; returns its id, or null when `sourceKey` was already journaled. */
+export async function insertJournal(
+  q: Queryable,
+  entry: { path: string; body: string; bodyBytes: number; sourceKey?: string },
+): Promise<string | null> {
+  const { rows } = await q.query<{ id: string }>(
+    `INSERT INTO control.journal (path, body, body_bytes, source_key) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (source_key) WHERE source_key IS NOT NULL DO NOTHING RETURNING id`,
+    [entry.path, entry.body, entry.bodyBytes, entry.sourceKey ?? null],
+  );
+  return rows[0]?.id ?? null;
+}
+
+export async function markJournalDone(q: Queryable, id: string): Promise<void> {
+  await q.query("UPDATE control.journal SET state = 'done', processed_at = now() WHERE id = $1", [id]);
+}
+
+/** Records why a request could not be used; `body` replaces a stored placeholder (imports). */
+export async function markJournalMalformed(q: Queryable, id: string, reason: string, body?: string): Promise<void> {
+  await q.query(
+    `UPDATE control.journal SET state = 'malformed', error = $2, processed_at = now(),
+       body = COALESCE($3, body) WHERE id = $1`,
+    [id, reason.slice(0, 4000), body ?? null],
+  );
+}
+
+export async function readPendingJournal(q: Queryable, limit: number): Promise<JournalEntry[]> {
+  const { rows } = await q.query<JournalEntry>(
+    "SELECT id, path, body FROM control.journal WHERE state = 'pending' ORDER BY id LIMIT $1",
+    [limit],
+  );
+  return rows;
+}

@@ -1,0 +1,60 @@
+/**
+ * The stacks-node event-observer server (DESIGN.md §4): every POST is journaled durably, then
+ * answered 200 (the node retries anything else forever), then processed in order.
+ */
+import express from "express";
+import type { Logger } from "../internal/logger.js";
+import type { Ingestor } from "./ingest.js";
+import type { JournalProcessor } from "./processor.js";
+
+/** The endpoints a stacks-node posts to; anything else is journaled too, with a warning. */
+export const OBSERVER_PATHS = [
+  "/new_block",
+  "/new_burn_block",
+  "/new_microblocks",
+  "/new_mempool_tx",
+  "/drop_mempool_tx",
+  "/attachments/new",
+  "/stackerdb_chunks",
+  "/proposal_response",
+] as const;
+
+export function createObserverApp(deps: {
+  ingestor: Ingestor;
+  processor: JournalProcessor;
+  logger: Logger;
+  bodyLimit: number;
+}): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  // Any content type: the node sends application/json, but a body is a body.
+  app.use(express.text({ type: () => true, limit: deps.bodyLimit }));
+
+  app.get("/", (_req, res) => {
+    res.json({ status: "ok", endpoints: OBSERVER_PATHS });
+  });
+
+  app.post(/.*/, async (req, res) => {
+    const path = req.path;
+    const body = typeof req.body === "string" ? req.body : "";
+    if (!(OBSERVER_PATHS as readonly string[]).includes(path)) {
+      deps.logger.warn({ msg: "unknown observer path; journaled", path });
+    }
+    try {
+      const id = await deps.ingestor.journal(path, body);
+      res.status(200).json({ result: "ok" });
+      deps.processor.enqueue({ id, path, body });
+    } catch (err) {
+      // Not stored: a non-200 makes the node retry, which is what we want.
+      deps.logger.error({ msg: "journal write failed", path, error: err });
+      res.status(503).json({ error: "journal unavailable", code: "JOURNAL_UNAVAILABLE" });
+    }
+  });
+
+  // Oversized or unreadable bodies: the node must retry (after an operator raises the limit).
+  app.use((err: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    deps.logger.error({ msg: "observer request rejected", error: err.message, type: err.type });
+    res.status(err.status ?? 500).json({ error: err.message, code: err.type === "entity.too.large" ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST" });
+  });
+  return app;
+}

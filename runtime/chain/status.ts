@@ -1,0 +1,39 @@
+/** Ingestion status for /status and the terminal status line (DESIGN.md §4). */
+import type { Queryable } from "../db/types.js";
+import type { JournalProcessor } from "./processor.js";
+import { readTip } from "./tip.js";
+
+export interface IngestStatus {
+  tip: { block_height: number | null; index_block_hash: string | null; burn_block_height: number | null; finalized_height: number | null };
+  lag: { seconds_since_last_block: number | null; journal_backlog: number; last_error: string | null };
+  counts: { blocks: number; canonical_transactions: number; canonical_events: number; reorgs: number; malformed_payloads: number; journal_pending: number };
+}
+
+export async function readIngestStatus(q: Queryable, processor?: JournalProcessor): Promise<IngestStatus> {
+  const tip = await readTip(q);
+  const { rows } = await q.query<{ malformed: string; pending: string }>(
+    `SELECT (SELECT count(*) FROM control.journal WHERE state = 'malformed') AS malformed,
+            (SELECT count(*) FROM control.journal WHERE state = 'pending') AS pending`,
+  );
+  return {
+    tip: {
+      block_height: tip.blockHeight,
+      index_block_hash: tip.indexBlockHash,
+      burn_block_height: tip.burnBlockHeight,
+      finalized_height: tip.finalizedHeight,
+    },
+    lag: {
+      seconds_since_last_block: tip.lastBlockAt ? Math.max(0, Math.round((Date.now() - tip.lastBlockAt.getTime()) / 1000)) : null,
+      journal_backlog: processor?.backlog ?? 0,
+      last_error: processor?.lastError ?? null,
+    },
+    counts: {
+      blocks: tip.blocksIngested,
+      canonical_transactions: tip.canonicalTxs,
+      canonical_events: tip.canonicalEvents,
+      reorgs: tip.reorgCount,
+      malformed_payloads: Number(rows[0].malformed),
+      journal_pending: Number(rows[0].pending),
+    },
+  };
+}

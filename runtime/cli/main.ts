@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/** The `sluice` CLI (DESIGN.md §1 entry points): every command has --help. */
+import { Command, CommanderError } from "commander";
+import { ConfigError } from "../internal/errors.js";
+import { registerImportCommand } from "./import-command.js";
+
+const program = new Command("sluice")
+  .description("Self-hosted Stacks indexer: read API, SSE streams and signed webhooks")
+  .showHelpAfterError()
+  .exitOverride();
+
+registerImportCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  if (err instanceof ConfigError) {
+    process.stderr.write(`sluice: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`sluice: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,38 @@
+/**
+ * Versioned migrations (DESIGN.md §2 "Storage"): applied in order inside one transaction that
+ * holds an advisory lock, so two processes starting at once apply each migration exactly once.
+ */
+import * as core from "./migrations/0001-core.js";
+import type { Db } from "./types.js";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const CORE_MIGRATIONS: Migration[] = [{ version: 1, name: core.name, sql: core.sql }];
+
+/** Arbitrary constant: the advisory lock key that serialises migrations across processes. */
+const MIGRATION_LOCK_KEY = 7_301_955_001;
+
+/** Applies pending migrations; returns the versions applied by this call. */
+export async function migrate(db: Db, migrations: Migration[] = CORE_MIGRATIONS): Promise<number[]> {
+  return db.transaction(async (q) => {
+    await q.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    await q.query("CREATE SCHEMA IF NOT EXISTS control");
+    await q.query(
+      "CREATE TABLE IF NOT EXISTS control.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const { rows } = await q.query<{ version: number }>("SELECT version FROM control.migrations");
+    const done = new Set(rows.map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(m.version)) continue;
+      await q.exec(m.sql);
+      await q.query("INSERT INTO control.migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The service (DESIGN.md §2, §4): opens the database, migrates, recovers the journal, starts the
+ * observer and the API, and registers every resource's close with one shutdown registry.
+ */
+import { createApiApp } from "./api/app.js";
+import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
+import { createObserverApp } from "./chain/observer.js";
+import { createJournalProcessor } from "./chain/processor.js";
+import { readIngestStatus } from "./chain/status.js";
+import type { Config } from "./config/index.js";
+import { migrate, openDb } from "./db/index.js";
+import type { Db } from "./db/types.js";
+import { listen } from "./internal/http-server.js";
+import type { Logger } from "./internal/logger.js";
+import { createShutdown, type Shutdown } from "./internal/shutdown.js";
+
+export interface Service {
+  config: Readonly<Config>;
+  db: Db;
+  apiUrl: string;
+  observerUrl: string;
+  shutdown: Shutdown;
+  /** Resolves when every journaled request so far has been processed. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  config: Readonly<Config>;
+  logger: Logger;
+  /** An already-open database (tests); otherwise opened from config and closed on stop. */
+  db?: Db;
+  hooks?: BlockHooks[];
+  onOutcome?: (o: IngestOutcome) => void;
+}
+
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const { config, logger } = options;
+  const shutdown = createShutdown((name, err) => logger.error({ msg: "shutdown step failed", step: name, error: err }));
+  try {
+    const db = options.db ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    if (!options.db) shutdown.add("database", () => db.close());
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ msg: "migrations applied", versions: applied });
+
+    const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks: options.hooks });
+    const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome });
+    shutdown.add("ingestion", () => processor.stop());
+
+    let ready = false;
+    const api = createApiApp({
+      config,
+      logger,
+      status: {
+        isReady: () => ready,
+        getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
+      },
+    });
+    const apiServer = await listen(api, config.apiHost, config.apiPort);
+    shutdown.add("api server", () => apiServer.close());
+
+    await processor.start(); // recover what was journaled but not processed before the last stop
+    const observer = createObserverApp({ ingestor, processor, logger, bodyLimit: config.observerBodyLimit });
+    const observerServer = await listen(observer, config.observerHost, config.observerPort);
+    // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
+    shutdown.add("observer server", () => observerServer.close());
+    ready = true;
+    logger.info({ msg: "sluice started", api: apiServer.url, observer: observerServer.url, network: config.network, database: db.kind });
+
+    return {
+      config,
+      db,
+      apiUrl: apiServer.url,
+      observerUrl: observerServer.url,
+      shutdown,
+      idle: () => processor.idle(),
+      stop: () => shutdown.run(),
+    };
+  } catch (err) {
+    await shutdown.run();
+    throw err;
+  }
+}

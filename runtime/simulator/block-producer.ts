@@ -1,0 +1,213 @@
+/**
+ * Produces one Stacks block on a given parent and burn block: tenure-change + coinbase when a tenure
+ * opens, the setup deploys in the first block, then actions until the block's event target is met.
+ * Events are numbered block-wide in execution order, then emitted shuffled, as a node does.
+ */
+import { createHash } from "node:crypto";
+import type { Account, AccountBook } from "./accounts.js";
+import { type ActionContext, type TxPlan, ZERO_COST } from "./action-kit.js";
+import { type MixKey, runAction } from "./actions.js";
+import { type BlockHeader, type BurnBlock, type NodeTx, newBlockBody } from "./block-body.js";
+import { cvToPlainJson } from "./clarity-hex.js";
+import type { SimContracts } from "./contracts.js";
+import { nodeEvent } from "./events.js";
+import type { SimulatorOptions } from "./options.js";
+import type { Prng, WeightedPicker } from "./prng.js";
+import { ChainState, type Journal } from "./state.js";
+import { type BlockSummary, emptyEventCounts } from "./truth.js";
+import {
+  ANCHOR_ANY,
+  ANCHOR_ON_CHAIN_ONLY,
+  POST_CONDITION_ALLOW,
+  POST_CONDITION_DENY,
+  assembleTx,
+  nakamotoCoinbasePayload,
+  resignTx,
+  tenureChangePayload,
+  txidOf,
+  versionedContractPayload,
+} from "./tx-wire.js";
+
+export interface ChainEnv {
+  options: SimulatorOptions;
+  rng: Prng;
+  state: ChainState;
+  accounts: AccountBook;
+  contracts: SimContracts;
+  mix: WeightedPicker<MixKey>;
+}
+
+export interface BlockRecord {
+  header: BlockHeader;
+  /** Blocks of this block's tenure up to and including it. */
+  tenureBlocks: number;
+  journal: Journal;
+}
+
+export interface ProducedBlock {
+  record: BlockRecord;
+  body: Record<string, unknown>;
+  summary: BlockSummary;
+}
+
+/** A transaction about to be placed in the block (a planned action or a system transaction). */
+type TxDraft = Pick<TxPlan, "sender" | "payloadHex" | "fee" | "result" | "events" | "contractInterface" | "cost"> & {
+  txType: string;
+  anchorMode: typeof ANCHOR_ON_CHAIN_ONLY | typeof ANCHOR_ANY;
+  postConditionMode: typeof POST_CONDITION_ALLOW | typeof POST_CONDITION_DENY;
+};
+
+export function produceBlock(env: ChainEnv, parent: BlockRecord, burn: BurnBlock, withSetupDeploys: boolean): ProducedBlock {
+  const { rng, state, options, contracts } = env;
+  const height = parent.header.height + 1;
+  const tenureStart = burn.hash !== parent.header.burn.hash;
+  const blockHash = `0x${rng.hex(32)}`;
+  const indexBlockHash = `0x${createHash("sha512-256").update(Buffer.from(blockHash.slice(2) + burn.consensusHash, "hex")).digest("hex")}`;
+  const summary: BlockSummary = {
+    height,
+    indexBlockHash,
+    blockHash,
+    parentIndexBlockHash: parent.header.indexBlockHash,
+    txCount: 0,
+    txCountByType: {},
+    abortedTxCount: 0,
+    eventCounts: emptyEventCounts(),
+    uncommittedEventCount: 0,
+    bnsOps: [],
+    sbtcPrints: [],
+  };
+  const txs: NodeTx[] = [];
+  const events: Record<string, unknown>[] = [];
+
+  const place = (draft: TxDraft, aborted: boolean, apply?: () => void, plan?: TxPlan) => {
+    const nonce = state.takeNonce(draft.sender.label);
+    const postConditionMode = aborted ? POST_CONDITION_DENY : draft.postConditionMode;
+    let rawTx = assembleTx(options.network, draft.sender, { nonce, fee: draft.fee, anchorMode: draft.anchorMode, postConditionMode, payloadHex: draft.payloadHex });
+    if (options.signing === "full") rawTx = resignTx(rawTx, draft.sender.privateKey);
+    const txid = txidOf(rawTx);
+    txs.push({
+      contract_interface: draft.contractInterface,
+      execution_cost: draft.cost,
+      raw_result: draft.result,
+      raw_tx: rawTx,
+      status: aborted ? "abort_by_post_condition" : "success",
+      tx_index: txs.length,
+      txid,
+    });
+    summary.txCount++;
+    summary.txCountByType[draft.txType] = (summary.txCountByType[draft.txType] ?? 0) + 1;
+    if (aborted) summary.abortedTxCount++;
+    for (const event of draft.events) {
+      const eventIndex = events.length;
+      events.push(nodeEvent(event, eventIndex, txid, !aborted));
+      if (aborted) {
+        summary.uncommittedEventCount++;
+        continue;
+      }
+      summary.eventCounts[event.type]++;
+      if (event.contractId === contracts.sbtcRegistry && event.printValue) {
+        const value = cvToPlainJson(event.printValue);
+        const topic = typeof value === "object" && value !== null && !Array.isArray(value) ? String(value.topic) : "unknown";
+        summary.sbtcPrints.push({ topic, print: { txId: txid, blockHeight: height, indexBlockHash, eventIndex, value } });
+      }
+    }
+    if (!aborted) {
+      apply?.();
+      if (plan?.bnsOps) summary.bnsOps.push(...plan.bnsOps);
+    }
+  };
+
+  state.begin();
+  if (tenureStart) for (const draft of tenureDrafts(env, parent, burn)) place(draft, false);
+  if (withSetupDeploys) {
+    for (const source of contracts.deploys) {
+      place(systemDraft(env.accounts.deployer, "versioned_smart_contract", versionedContractPayload(source.name, source.code, 3), {
+        fee: rng.between(20, 200) * 1000,
+        anchorMode: ANCHOR_ANY,
+        contractInterface: source.abi,
+        cost: { read_count: 0, read_length: 0, runtime: rng.between(10_000, 400_000), write_count: 3, write_length: source.code.length * 2 },
+      }), false);
+    }
+  }
+
+  const mean = options.eventsPerBlock;
+  const target = mean === 0 || env.mix.empty ? 0 : rng.between(Math.ceil(mean / 2), Math.floor((mean * 3) / 2));
+  const ctx: ActionContext = { rng, state, accounts: env.accounts, contracts, network: options.network, height, burnHeight: burn.height, burnHash: burn.hash };
+  let produced = 0;
+  for (let guard = 0; produced < target && guard < target * 2 + 8; guard++) {
+    const plan = runAction(env.mix.pick(rng), ctx);
+    const aborted = plan.canAbort && rng.chance(options.abortRate);
+    const postConditionMode = plan.txType === "contract_call" ? POST_CONDITION_ALLOW : POST_CONDITION_DENY;
+    place({ ...plan, anchorMode: ANCHOR_ANY, postConditionMode }, aborted, plan.apply, plan);
+    produced += plan.events.length;
+  }
+  const journal = state.end();
+  rng.shuffle(events);
+
+  const blockTime = tenureStart ? Math.max(burn.time, parent.header.blockTime) + rng.between(1, 30) : parent.header.blockTime + rng.between(2, 20);
+  const header: BlockHeader = {
+    height,
+    blockHash,
+    indexBlockHash,
+    parentBlockHash: parent.header.blockHash,
+    parentIndexBlockHash: parent.header.indexBlockHash,
+    blockTime,
+    tenureHeight: parent.header.tenureHeight + (tenureStart ? 1 : 0),
+    burn,
+    parentBurn: parent.header.burn,
+    minerSignature: `0x${signatureHex(rng)}`,
+    signerSignatures: [signatureHex(rng), signatureHex(rng), signatureHex(rng)],
+  };
+  return {
+    record: { header, tenureBlocks: tenureStart ? 1 : parent.tenureBlocks + 1, journal },
+    body: newBlockBody(options.network, header, txs, events),
+    summary,
+  };
+}
+
+/** Tenure change (block found) and Nakamoto coinbase, both from the miner. */
+function tenureDrafts(env: ChainEnv, parent: BlockRecord, burn: BurnBlock): TxDraft[] {
+  const { rng, accounts } = env;
+  const miner = accounts.miner;
+  const tenureChange = tenureChangePayload({
+    tenureConsensusHash: burn.consensusHash,
+    previousTenureConsensusHash: parent.header.burn.consensusHash,
+    burnViewConsensusHash: burn.consensusHash,
+    previousTenureEnd: parent.header.indexBlockHash.slice(2),
+    previousTenureBlocks: parent.tenureBlocks,
+    cause: 0,
+    pubkeyHash: miner.hash160,
+  });
+  const recipient = rng.chance(0.5) ? accounts.user(rng.below(accounts.userCount)).principalHex : null;
+  const coinbase = nakamotoCoinbasePayload("00".repeat(32), recipient, rng.hex(80));
+  return [
+    systemDraft(miner, "tenure_change", tenureChange, { anchorMode: ANCHOR_ON_CHAIN_ONLY }),
+    systemDraft(miner, "nakamoto_coinbase", coinbase, { anchorMode: ANCHOR_ON_CHAIN_ONLY }),
+  ];
+}
+
+function systemDraft(
+  sender: Account,
+  txType: string,
+  payloadHex: string,
+  extra: Partial<Pick<TxDraft, "fee" | "anchorMode" | "contractInterface" | "cost">>,
+): TxDraft {
+  return {
+    sender,
+    txType,
+    payloadHex,
+    fee: extra.fee ?? 0,
+    result: "0x0703",
+    events: [],
+    contractInterface: extra.contractInterface ?? null,
+    cost: extra.cost ?? ZERO_COST,
+    anchorMode: extra.anchorMode ?? ANCHOR_ANY,
+    postConditionMode: POST_CONDITION_DENY,
+  };
+}
+
+/** A 65-byte recoverable-signature-shaped hex string (recovery id + r + s). */
+function signatureHex(rng: Prng): string {
+  return `0${rng.below(2)}${rng.hex(64)}`;
+}
+

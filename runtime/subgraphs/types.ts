@@ -1,0 +1,182 @@
+/**
+ * The contract between generated subgraph modules and the subgraph engine (DESIGN.md §1, §3):
+ * what a compiled handler receives (HandlerContext) and returns (RowOp[]), and what every
+ * `generated/<name>/routes.ts` exports (SubgraphModule). Plain types only.
+ */
+import type { ClarityJson, EventType } from "../chain/types.js";
+
+/** Source types a spec may declare: the webhook trigger vocabulary (SPEC.md "Trigger object"). */
+export type SourceType =
+  | "contract_call"
+  | "contract_deploy"
+  | "ft_transfer"
+  | "ft_mint"
+  | "ft_burn"
+  | "nft_transfer"
+  | "nft_mint"
+  | "nft_burn"
+  | "stx_transfer"
+  | "stx_mint"
+  | "stx_burn"
+  | "stx_lock"
+  | "print_event";
+
+/** A source: its type plus that type's filter fields (camelCase; values may hold `${config.X}`). */
+export interface SourceDef {
+  type: SourceType;
+  filter: Record<string, string>;
+}
+
+/**
+ * One event as a handler sees it. Event-level sources get the chain event; tx-level sources
+ * (contract_call, contract_deploy) get a synthetic event with `type` set to the source type,
+ * `event_index` -1 and the transaction's contract id.
+ */
+export interface EventView {
+  type: EventType | "contract_call" | "contract_deploy";
+  /** Dense 0-based ordinal within the block (DESIGN.md §2); -1 for tx-level sources. */
+  event_index: number;
+  /** print: the printing contract; ft/nft: the asset's contract; contract_*: the tx's contract. */
+  contract_id: string | null;
+  /** ft/nft: `<contract>::<asset>`; stx: "STX". */
+  asset_identifier: string | null;
+  sender: string | null;
+  recipient: string | null;
+  /** Decimal string (stx_*, ft_*; stx_lock: the locked amount). */
+  amount: string | null;
+  /** print: the printed tuple's `topic` field when it has one, else the node's topic. */
+  topic: string | null;
+  /** print and nft_*: the decoded Clarity value (DESIGN.md §3 JSON decoding). */
+  value: ClarityJson;
+  /** print: the decoded print value (e.g. a tuple object); others: the type-specific payload. */
+  payload: ClarityJson;
+}
+
+export interface TxView {
+  id: string;
+  sender: string | null;
+  /** Transaction type (runtime/chain/types.ts TxType). */
+  type: string;
+  contract_id: string | null;
+  function_name: string | null;
+  status: string;
+  index: number;
+}
+
+export interface BlockView {
+  height: number;
+  hash: string;
+  index_block_hash: string;
+  /** Unix seconds. */
+  time: number;
+}
+
+export interface HandlerContext {
+  event: EventView;
+  tx: TxView;
+  block: BlockView;
+  /** NetworkContracts of the running network (runtime/config/networks.ts), by key. */
+  config: Record<string, string>;
+}
+
+/**
+ * A row operation a handler returns. Values hold declared columns only; the engine fills the
+ * system columns (`_block_height`, `_tx_id` from the context; `_id`, `_created_at` by default).
+ * Numeric values are decimal strings (or JS numbers for block fields); never lossy floats.
+ */
+export type RowOp = InsertOp | UpsertOp | UpdateOp | DeleteOp | IncrementOp;
+
+/** Insert one row. */
+export interface InsertOp {
+  kind: "insert";
+  table: string;
+  values: Record<string, unknown>;
+}
+
+/** Insert, or on conflict with the unique key `key` (column names) overwrite the other values. */
+export interface UpsertOp {
+  kind: "upsert";
+  table: string;
+  key: string[];
+  values: Record<string, unknown>;
+}
+
+/** Set columns on every row whose columns equal `key` (column → value). */
+export interface UpdateOp {
+  kind: "update";
+  table: string;
+  key: Record<string, unknown>;
+  set: Record<string, unknown>;
+}
+
+/** Delete every row whose columns equal `key`. */
+export interface DeleteOp {
+  kind: "delete";
+  table: string;
+  key: Record<string, unknown>;
+}
+
+/**
+ * Insert-or-add by a unique key: when no row matches `key`, insert key + deltas (+ values);
+ * otherwise add each signed decimal delta to its column and overwrite `values`.
+ */
+export interface IncrementOp {
+  kind: "increment";
+  table: string;
+  key: Record<string, unknown>;
+  deltas: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/** A compiled handler: pure data in, row operations out. */
+export type Handler = (ctx: HandlerContext) => RowOp[];
+
+export type ColumnType =
+  | "text"
+  | "int"
+  | "uint"
+  | "bigint"
+  | "principal"
+  | "timestamp"
+  | "boolean"
+  | "jsonb"
+  /** `_id` only. */
+  | "serial";
+
+/** Filter operators of SPEC.md "Filter grammar"; `eq` is the bare `<col>` form. */
+export type FilterOperator = "eq" | "neq" | "like" | "gt" | "gte" | "lt" | "lte";
+
+export interface ColumnMeta {
+  type: ColumnType;
+  indexed: boolean;
+  searchable: boolean;
+  nullable: boolean;
+  system: boolean;
+}
+
+export interface TableMeta {
+  name: string;
+  /** Declared columns in spec order, then the system columns `_id`, `_block_height`, `_tx_id`, `_created_at`. */
+  columns: Record<string, ColumnMeta>;
+  uniqueKeys: string[][];
+  /** Allowed operators per filterable column. */
+  filters: Record<string, FilterOperator[]>;
+  searchable: string[];
+  /** Columns `_sort` accepts: indexed non-jsonb columns plus `_id` and `_block_height`. */
+  sortable: string[];
+}
+
+/** What each generated `routes.ts` exports as `subgraph`. */
+export interface SubgraphModule {
+  name: string;
+  version: string;
+  schemaHash: string;
+  generatedAt: string;
+  description: string;
+  /** PostgreSQL schema holding the tables (`sg_<name with - → _>`). */
+  schema: string;
+  sources: Record<string, SourceDef>;
+  tables: Record<string, TableMeta>;
+  handlers: Record<string, Handler>;
+  startBlock?: number;
+}

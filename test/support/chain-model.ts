@@ -1,0 +1,109 @@
+/**
+ * An independent, deliberately literal model of what ingestion should produce from a list of
+ * observer requests: the canonical chain (ancestry of the first-seen highest block) and per-type
+ * committed event counts over it. Written from the raw JSON, sharing no code with runtime/.
+ */
+export interface RawRequest {
+  path: string;
+  body: string;
+}
+
+const NODE_TYPE_TO_OURS: Record<string, string> = {
+  stx_transfer_event: "stx_transfer",
+  stx_mint_event: "stx_mint",
+  stx_burn_event: "stx_burn",
+  stx_lock_event: "stx_lock",
+  ft_transfer_event: "ft_transfer",
+  ft_mint_event: "ft_mint",
+  ft_burn_event: "ft_burn",
+  nft_transfer_event: "nft_transfer",
+  nft_mint_event: "nft_mint",
+  nft_burn_event: "nft_burn",
+  contract_event: "print",
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: raw fixture JSON
+type RawBlock = any;
+
+export interface ExpectedChain {
+  canonicalHashes: Set<string>;
+  tipHash: string | null;
+  tipHeight: number | null;
+  storedBlocks: number;
+  canonicalTxs: number;
+  eventCounts: Record<string, number>;
+  /** Every canonical committed event as `${height}:${txid}:${nodeEventIndex}`. */
+  eventKeys: string[];
+  /** Fork points of the tip switches that orphaned at least one block, in arrival order. */
+  reorgForkPoints: number[];
+}
+
+export function expectedChain(requests: RawRequest[]): ExpectedChain {
+  const blocks = new Map<string, RawBlock>(); // first body per index_block_hash wins
+  for (const r of requests) {
+    if (r.path !== "/new_block") continue;
+    const b = JSON.parse(r.body);
+    if (!blocks.has(b.index_block_hash)) blocks.set(b.index_block_hash, b);
+  }
+  // Canonical = ancestry of the first-seen highest block. Where that ancestry reaches a block whose
+  // parent was never delivered (a gap), the chain below the gap is chosen by the same rule among
+  // the lower blocks: history is never orphaned by a block we cannot see.
+  const canonical = new Set<string>();
+  let candidates = [...blocks.values()];
+  let tip: RawBlock | null = null;
+  while (candidates.length) {
+    let best: RawBlock | null = null;
+    for (const b of candidates) if (!best || b.block_height > best.block_height) best = b;
+    tip ??= best;
+    let lowest = best;
+    for (let cur = best; cur; cur = blocks.get(cur.parent_index_block_hash)) {
+      canonical.add(cur.index_block_hash);
+      lowest = cur;
+    }
+    candidates = candidates.filter((b) => b.block_height < lowest.block_height);
+  }
+
+  const eventCounts: Record<string, number> = {};
+  const eventKeys: string[] = [];
+  let canonicalTxs = 0;
+  for (const hash of canonical) {
+    const b = blocks.get(hash);
+    canonicalTxs += b.transactions.length;
+    for (const e of b.events) {
+      if (!e.committed) continue;
+      const t = NODE_TYPE_TO_OURS[e.type];
+      if (!t) continue;
+      eventCounts[t] = (eventCounts[t] ?? 0) + 1;
+      eventKeys.push(`${b.block_height}:${e.txid}:${e.event_index}`);
+    }
+  }
+  // Replays arrivals: the tip moves only to a strictly higher block; a move whose parent is not
+  // the old tip orphans the old tip's blocks above the common ancestor.
+  const reorgForkPoints: number[] = [];
+  const seen = new Map<string, RawBlock>();
+  let cur: RawBlock | null = null;
+  for (const b of blocks.values()) {
+    seen.set(b.index_block_hash, b);
+    if (!cur || b.parent_index_block_hash === cur.index_block_hash) {
+      cur = b;
+      continue;
+    }
+    if (b.block_height <= cur.block_height) continue;
+    const oldAncestry = new Set<string>();
+    for (let x = cur; x; x = seen.get(x.parent_index_block_hash)) oldAncestry.add(x.index_block_hash);
+    let fork: RawBlock | undefined = seen.get(b.parent_index_block_hash);
+    while (fork && !oldAncestry.has(fork.index_block_hash)) fork = seen.get(fork.parent_index_block_hash);
+    if (fork && fork.block_height < cur.block_height) reorgForkPoints.push(fork.block_height);
+    cur = b;
+  }
+  return {
+    reorgForkPoints,
+    canonicalHashes: canonical,
+    tipHash: tip?.index_block_hash ?? null,
+    tipHeight: tip?.block_height ?? null,
+    storedBlocks: blocks.size,
+    canonicalTxs,
+    eventCounts,
+    eventKeys: eventKeys.sort(),
+  };
+}

@@ -1,0 +1,27 @@
+/** Starts the real service in-process on ephemeral ports against a test database. */
+import { parseConfig } from "../../runtime/config/index.js";
+import type { Db } from "../../runtime/db/types.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
+import { type Service, startService as start } from "../../runtime/service.js";
+
+export async function startTestService(db: Db, env: Record<string, string> = {}): Promise<Service> {
+  const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", DATA_DIR: ".tmp/unused", ...env });
+  return start({ config, logger: silentLogger, db });
+}
+
+/** POSTs one observer request and expects 200. */
+export async function postObserver(observerUrl: string, path: string, body: string): Promise<void> {
+  const res = await fetch(observerUrl + path, { method: "POST", headers: { "content-type": "application/json" }, body });
+  if (res.status !== 200) throw new Error(`observer answered ${res.status} for ${path}: ${await res.text()}`);
+}
+
+/** Polls until fn returns a truthy value (never sleeps a fixed time). */
+export async function waitFor<T>(fn: () => Promise<T> | T, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error("waitFor timed out");
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,0 +1,75 @@
+/** Test-side reading of simulator payloads: canonical chain by the consumer's rule, event counts, node→our type names. */
+import type { SimPayload } from "../../../runtime/simulator/index.js";
+
+export interface NodeEvent {
+  committed: boolean;
+  event_index: number;
+  txid: string;
+  type: string;
+  [kind: string]: unknown;
+}
+
+export interface NodeTx {
+  txid: string;
+  tx_index: number;
+  raw_tx: string;
+  raw_result: string;
+  status: string;
+}
+
+export interface NodeBlock {
+  block_height: number;
+  block_hash: string;
+  index_block_hash: string;
+  parent_index_block_hash: string;
+  parent_block_hash: string;
+  burn_block_hash: string;
+  burn_block_height: number;
+  consensus_hash: string;
+  block_time: number;
+  transactions: NodeTx[];
+  events: NodeEvent[];
+}
+
+export const NODE_TYPE_TO_OURS: Record<string, string> = {
+  stx_transfer_event: "stx_transfer",
+  stx_mint_event: "stx_mint",
+  stx_burn_event: "stx_burn",
+  stx_lock_event: "stx_lock",
+  ft_transfer_event: "ft_transfer",
+  ft_mint_event: "ft_mint",
+  ft_burn_event: "ft_burn",
+  nft_transfer_event: "nft_transfer",
+  nft_mint_event: "nft_mint",
+  nft_burn_event: "nft_burn",
+  contract_event: "print",
+};
+
+export function blocksOf(payloads: SimPayload[]): NodeBlock[] {
+  return payloads.filter((p) => p.path === "/new_block").map((p) => p.body as unknown as NodeBlock);
+}
+
+/** Best tip = highest block, ties broken by first seen; canonical = its ancestry, oldest first. */
+export function canonicalChain(blocks: NodeBlock[]): NodeBlock[] {
+  let best = blocks[0];
+  for (const block of blocks) if (block.block_height > best.block_height) best = block;
+  const byHash = new Map(blocks.map((b) => [b.index_block_hash, b]));
+  const chain: NodeBlock[] = [];
+  for (let b: NodeBlock | undefined = best; b; b = byHash.get(b.parent_index_block_hash)) chain.push(b);
+  return chain.reverse();
+}
+
+/** Committed events per our type name. */
+export function countEvents(blocks: NodeBlock[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const type of Object.values(NODE_TYPE_TO_OURS)) counts[type] = 0;
+  for (const block of blocks) {
+    for (const event of block.events) if (event.committed) counts[NODE_TYPE_TO_OURS[event.type]]++;
+  }
+  return counts;
+}
+
+/** Events of a block in execution order (by event_index). */
+export function eventsInOrder(block: NodeBlock): NodeEvent[] {
+  return [...block.events].sort((a, b) => a.event_index - b.event_index);
+}
