@@ -46,7 +46,7 @@ export function buildOperation(
     case "insert": {
       const op = raw as Extract<RawOperation, { insert: string }>;
       const values = assign("values", op.values);
-      requireColumns(table, values, [...path, "values"], `insert into "${table.name}"`, report);
+      requireColumns(table, [op.values], [...path, "values"], `insert into "${table.name}"`, report);
       return { kind, table: table.name, when, values };
     }
     case "upsert": {
@@ -61,7 +61,7 @@ export function buildOperation(
           }
         }
       }
-      requireColumns(table, values, [...path, "values"], `upsert into "${table.name}"`, report);
+      requireColumns(table, [op.values], [...path, "values"], `upsert into "${table.name}"`, report);
       return { kind, table: table.name, when, key: key ?? op.key, values };
     }
     case "update": {
@@ -91,7 +91,7 @@ export function buildOperation(
           }
         }
       }
-      requireColumns(table, [...key, ...deltas, ...values], [...path, "key"], `increment of "${table.name}"`, report);
+      requireColumns(table, [op.key, op.add, op.values ?? {}], [...path, "key"], `increment of "${table.name}"`, report);
       return { kind, table: table.name, when, key, deltas, values };
     }
   }
@@ -224,9 +224,16 @@ function requireUniqueKey(table: TableModel, key: readonly string[], path: SpecP
   report.at(path, `${kind} key (${key.join(", ")}) is not a unique key of table "${table.name}"; ${declared}`);
 }
 
-function requireColumns(table: TableModel, set: readonly Assignment[], path: SpecPath, what: string, report: Reporter): void {
+/** Every non-nullable column must appear in one of the raw assignment maps. */
+function requireColumns(
+  table: TableModel,
+  assignments: readonly RawAssignments[],
+  path: SpecPath,
+  what: string,
+  report: Reporter,
+): void {
   for (const column of table.columns) {
-    if (!column.nullable && !set.some((a) => a.column === column.name)) {
+    if (!column.nullable && !assignments.some((map) => column.name in map)) {
       report.at(path, `${what} does not set the required column "${column.name}" (set it or mark it nullable)`);
     }
   }

@@ -3,6 +3,7 @@
  * observer and the API, and registers every resource's close with one shutdown registry.
  */
 import { createApiApp } from "./api/app.js";
+import { startApiServer } from "./api/server.js";
 import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
 import { createObserverApp } from "./chain/observer.js";
 import { createJournalProcessor } from "./chain/processor.js";
@@ -10,7 +11,6 @@ import { readIngestStatus } from "./chain/status.js";
 import type { Config } from "./config/index.js";
 import { migrate, openDb } from "./db/index.js";
 import type { Db } from "./db/types.js";
-import { listen } from "./internal/http-server.js";
 import type { Logger } from "./internal/logger.js";
 import { createShutdown, type Shutdown } from "./internal/shutdown.js";
 
@@ -51,17 +51,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const api = createApiApp({
       config,
       logger,
+      db,
       status: {
         isReady: () => ready,
         getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
       },
     });
-    const apiServer = await listen(api, config.apiHost, config.apiPort);
+    const apiServer = await startApiServer(api, { host: config.apiHost, port: config.apiPort });
     shutdown.add("api server", () => apiServer.close());
 
     await processor.start(); // recover what was journaled but not processed before the last stop
     const observer = createObserverApp({ ingestor, processor, logger, bodyLimit: config.observerBodyLimit });
-    const observerServer = await listen(observer, config.observerHost, config.observerPort);
+    const observerServer = await startApiServer(observer, { host: config.observerHost, port: config.observerPort, closeGraceMs: 30_000 });
     // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
     shutdown.add("observer server", () => observerServer.close());
     ready = true;

@@ -4,6 +4,7 @@
  */
 import type { Request, Response } from "express";
 import type { Config } from "../config/index.js";
+import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 
 /** Readiness and status figures, implemented by the ingestion module. */
@@ -19,6 +20,7 @@ export interface ApiDeps {
   config: Readonly<Config>;
   logger: Logger;
   status: StatusSource;
+  db: Db;
 }
 
 /** What a handler receives besides req/res: the deps plus this request's id and logger. */

@@ -2,6 +2,7 @@
  * Test harness for the API suites: builds a real Config from an env object, the real app with
  * optional test-only routes, and a real HTTP server on port 0. Not a test file itself.
  */
+import type { Db } from "../../runtime/db/types.js";
 import { afterEach } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
 import type { RouteTable } from "../../runtime/api/route-table.js";
@@ -27,6 +28,16 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((api) => api.close()));
 });
 
+/**
+ * The shell's own tests exercise routing, auth and errors only; no route they mount touches the
+ * database, so any use of it is a test bug and fails loudly.
+ */
+export const noDatabase: Db = new Proxy({} as Db, {
+  get(_t, prop) {
+    throw new Error(`the API shell tests do not use the database (accessed db.${String(prop)})`);
+  },
+});
+
 export const readyStatus: StatusSource = {
   isReady: () => true,
   getStatus: async () => ({ tip: { block_height: 10, finalized_height: 4 }, lag: 0 }),
@@ -40,7 +51,7 @@ export async function startTestApi(
   const config = parseConfig({ API_HOST: "127.0.0.1", API_PORT: "0", DATA_DIR: "/tmp/sluice-api-test", ...env });
   const logs: Record<string, unknown>[] = [];
   const logger: Logger = createLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
-  const app = createApiApp({ config, logger, status: options.status ?? readyStatus, routes: options.routes ?? routes });
+  const app = createApiApp({ config, logger, db: noDatabase, status: options.status ?? readyStatus, routes: options.routes ?? routes });
   const server = await startApiServer(app, { host: "127.0.0.1", port: 0, closeGraceMs: 1000 });
   const api: TestApi = {
     url: server.url,

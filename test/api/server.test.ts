@@ -8,13 +8,14 @@ import { createApiApp } from "../../runtime/api/app.js";
 import { startApiServer } from "../../runtime/api/server.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
-import { readyStatus } from "./harness.js";
+import { noDatabase, readyStatus } from "./harness.js";
 import { allRoutes } from "./test-routes.js";
 
 const app = () =>
   createApiApp({
     config: parseConfig({ API_PORT: "0" }),
     logger: silentLogger,
+    db: noDatabase,
     status: readyStatus,
     routes: allRoutes,
   });
