@@ -58,6 +58,7 @@ export function compileCondition(expr: Expr, helpers: Set<string>): string {
 
 /** TypeScript for an increment delta: always a decimal string. */
 export function compileDelta(expr: Expr, helpers: Set<string>): string {
+  if (expr.kind === "literal" && expr.type === "number") return tsString(String(expr.value));
   return useHelper("decimalDelta", [compileExpression(expr, helpers)], helpers);
 }
 

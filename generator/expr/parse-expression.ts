@@ -98,7 +98,12 @@ class Parser {
   private parseUnary(): Expr {
     if (this.isPunct("-")) {
       const token = this.next();
-      return { kind: "neg", offset: token.offset, operand: this.parseUnary() };
+      const operand = this.parseUnary();
+      // A negative number literal stays a literal: `-1` is the decimal "-1".
+      if (operand.kind === "literal" && operand.type === "number" && !String(operand.value).startsWith("-")) {
+        return { kind: "literal", offset: token.offset, type: "number", value: `-${operand.value}` };
+      }
+      return { kind: "neg", offset: token.offset, operand };
     }
     return this.parsePrimary();
   }

@@ -55,7 +55,9 @@ export function accountFromKey(label: string, privateKey: string, network: Netwo
 /** Deterministic private key (compressed, 33 bytes hex) for `label` under `seed`. */
 export function derivePrivateKey(seed: string | number, label: string): string {
   for (let attempt = 0; ; attempt++) {
-    const digest = createHash("sha256").update(`sluice-simulator-key:${String(seed)}:${label}:${attempt}`).digest("hex");
+    const digest = createHash("sha256")
+      .update(`sluice-simulator-key:${String(seed)}:${label}:${attempt}`)
+      .digest("hex");
     const scalar = BigInt(`0x${digest}`);
     if (scalar > 0n && scalar < SECP256K1_ORDER) return `${digest}01`;
   }

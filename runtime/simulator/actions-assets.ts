@@ -1,7 +1,15 @@
 /** STX, SIP-010 and SIP-009 actions, generic prints and throwaway deploys. */
 import { Cl } from "@stacks/transactions";
 import { asciiHex, bufferFromHex, cvRaw, principalCv } from "./clarity-hex.js";
-import { type ActionContext, type TxPlan, ZERO_COST, contractCall, pickOtherUser, pickUser, userAccount } from "./action-kit.js";
+import {
+  type ActionContext,
+  type TxPlan,
+  ZERO_COST,
+  contractCall,
+  pickOtherUser,
+  pickUser,
+  userAccount,
+} from "./action-kit.js";
 import { throwawayContract } from "./contract-sources.js";
 import * as ev from "./events.js";
 import { tokenTransferPayload, versionedContractPayload } from "./tx-wire.js";
@@ -38,13 +46,31 @@ export function stxMint(ctx: ActionContext): TxPlan {
   const recipient = userAccount(ctx, pickUser(ctx));
   const amount = ctx.rng.between(1, 1000) * 1_000_000;
   const args = [principalCv(recipient.address), Cl.uint(amount)];
-  return contractCall(ctx, caller, ctx.contracts.utils, "airdrop", args, OK_TRUE, [ev.stxMint(recipient.address, amount)], () => {});
+  return contractCall(
+    ctx,
+    caller,
+    ctx.contracts.utils,
+    "airdrop",
+    args,
+    OK_TRUE,
+    [ev.stxMint(recipient.address, amount)],
+    () => {},
+  );
 }
 
 export function stxBurn(ctx: ActionContext): TxPlan {
   const sender = userAccount(ctx, pickUser(ctx));
   const amount = ctx.rng.between(1, 10_000) * 10;
-  return contractCall(ctx, sender, ctx.contracts.utils, "burn-stx", [Cl.uint(amount)], OK_TRUE, [ev.stxBurn(sender.address, amount)], () => {});
+  return contractCall(
+    ctx,
+    sender,
+    ctx.contracts.utils,
+    "burn-stx",
+    [Cl.uint(amount)],
+    OK_TRUE,
+    [ev.stxBurn(sender.address, amount)],
+    () => {},
+  );
 }
 
 /** pox-4 stack-stx by an unlocked user; falls back to a transfer when the picks are all locked. */
@@ -108,7 +134,12 @@ export function ftTransfer(ctx: ActionContext): TxPlan {
   const recipient = userAccount(ctx, to);
   const amount = 1n + (BigInt(rng.u32()) % balance);
   const memo = rng.chance(0.2) ? bufferFromHex(asciiHex(`${rng.pick(WORDS)}-${rng.below(1000)}`)) : null;
-  const args = [Cl.uint(amount), principalCv(sender.address), principalCv(recipient.address), memo ? Cl.some(memo) : Cl.none()];
+  const args = [
+    Cl.uint(amount),
+    principalCv(sender.address),
+    principalCv(recipient.address),
+    memo ? Cl.some(memo) : Cl.none(),
+  ];
   const events = [ev.ftTransfer(token.assetIdentifier, sender.address, recipient.address, amount)];
   if (memo) events.push(ev.print(token.contractId, memo));
   return contractCall(ctx, sender, token.contractId, "transfer", args, OK_TRUE, events, () => {
@@ -141,10 +172,19 @@ export function nftMint(ctx: ActionContext): TxPlan {
   const id = state.counter(`nftLastId:${c}`) + 1;
   const events = [ev.nftMint(collection.assetIdentifier, cvRaw(Cl.uint(id)), recipient.address)];
   const args = [principalCv(recipient.address)];
-  return contractCall(ctx, ctx.accounts.deployer, collection.contractId, "mint", args, Cl.ok(Cl.uint(id)), events, () => {
-    state.bump(`nftLastId:${c}`);
-    state.set(state.nftOwners, `${c}|${id}`, recipientIndex);
-  });
+  return contractCall(
+    ctx,
+    ctx.accounts.deployer,
+    collection.contractId,
+    "mint",
+    args,
+    Cl.ok(Cl.uint(id)),
+    events,
+    () => {
+      state.bump(`nftLastId:${c}`);
+      state.set(state.nftOwners, `${c}|${id}`, recipientIndex);
+    },
+  );
 }
 
 /** A live token of some collection, or null after a few misses. */
@@ -170,7 +210,9 @@ export function nftTransfer(ctx: ActionContext): TxPlan {
   const sender = userAccount(ctx, token.owner);
   const recipient = userAccount(ctx, to);
   const args = [Cl.uint(token.id), principalCv(sender.address), principalCv(recipient.address)];
-  const events = [ev.nftTransfer(collection.assetIdentifier, cvRaw(Cl.uint(token.id)), sender.address, recipient.address)];
+  const events = [
+    ev.nftTransfer(collection.assetIdentifier, cvRaw(Cl.uint(token.id)), sender.address, recipient.address),
+  ];
   return contractCall(ctx, sender, collection.contractId, "transfer", args, OK_TRUE, events, () =>
     state.set(state.nftOwners, `${token.c}|${token.id}`, to),
   );
@@ -201,8 +243,15 @@ export function printLog(ctx: ActionContext): TxPlan {
     topic: Cl.stringAscii("log"),
   });
   const events = [ev.print(ctx.contracts.utils, value)];
-  return contractCall(ctx, sender, ctx.contracts.utils, "log", [Cl.stringAscii(message)], Cl.ok(Cl.uint(n)), events, () =>
-    state.bump("logCount"),
+  return contractCall(
+    ctx,
+    sender,
+    ctx.contracts.utils,
+    "log",
+    [Cl.stringAscii(message)],
+    Cl.ok(Cl.uint(n)),
+    events,
+    () => state.bump("logCount"),
   );
 }
 
@@ -220,7 +269,13 @@ export function deployContract(ctx: ActionContext): TxPlan {
     result: "0x0703",
     events: [],
     contractInterface: source.abi,
-    cost: { read_count: 0, read_length: 0, runtime: rng.between(1000, 20000), write_count: 2, write_length: source.code.length + 200 },
+    cost: {
+      read_count: 0,
+      read_length: 0,
+      runtime: rng.between(1000, 20000),
+      write_count: 2,
+      write_length: source.code.length + 200,
+    },
     canAbort: false,
     apply: () => state.bump("deployCount"),
   };

@@ -81,17 +81,31 @@ function register(ctx: ActionContext): TxPlan {
     preorderHash: null,
   };
   const idCv = Cl.uint(id);
-  const args = [bufferFromHex(asciiHex(name.name)), bufferFromHex(asciiHex(name.namespace)), principalCv(owner.address)];
+  const args = [
+    bufferFromHex(asciiHex(name.name)),
+    bufferFromHex(asciiHex(name.namespace)),
+    principalCv(owner.address),
+  ];
   const events = [
     ev.stxBurn(owner.address, NAME_PRICE),
     ev.nftMint(contracts.bnsAsset, cvRaw(idCv), owner.address),
     ev.print(contracts.bns, namePrint(ctx, name, "new-name", idCv)),
   ];
   const ops = [{ topic: "new-name" as const, fqn: fqnOf(name), id, owner: owner.address }];
-  return contractCall(ctx, owner, contracts.bns, "name-claim-fast", args, Cl.ok(idCv), events, () => {
-    state.bump("bnsLastId");
-    state.set(state.bnsNames, id, name);
-  }, ops);
+  return contractCall(
+    ctx,
+    owner,
+    contracts.bns,
+    "name-claim-fast",
+    args,
+    Cl.ok(idCv),
+    events,
+    () => {
+      state.bump("bnsLastId");
+      state.set(state.bnsNames, id, name);
+    },
+    ops,
+  );
 }
 
 function transfer(ctx: ActionContext, name: BnsName): TxPlan {
@@ -107,9 +121,17 @@ function transfer(ctx: ActionContext, name: BnsName): TxPlan {
     ev.print(contracts.bns, namePrint(ctx, moved, "transfer-name", idCv)),
   ];
   const ops = [{ topic: "transfer-name" as const, fqn: fqnOf(name), id: name.id, owner: recipient.address }];
-  return contractCall(ctx, sender, contracts.bns, "transfer", args, Cl.ok(Cl.bool(true)), events, () =>
-    state.set(state.bnsNames, name.id, moved),
-  ops);
+  return contractCall(
+    ctx,
+    sender,
+    contracts.bns,
+    "transfer",
+    args,
+    Cl.ok(Cl.bool(true)),
+    events,
+    () => state.set(state.bnsNames, name.id, moved),
+    ops,
+  );
 }
 
 function renew(ctx: ActionContext, name: BnsName): TxPlan {
@@ -123,9 +145,17 @@ function renew(ctx: ActionContext, name: BnsName): TxPlan {
     ev.stxBurn(owner.address, NAME_PRICE),
   ];
   const ops = [{ topic: "renew-name" as const, fqn: fqnOf(name), id: name.id, owner: owner.address }];
-  return contractCall(ctx, owner, contracts.bns, "name-renewal", args, Cl.ok(Cl.bool(true)), events, () =>
-    state.set(state.bnsNames, name.id, renewed),
-  ops);
+  return contractCall(
+    ctx,
+    owner,
+    contracts.bns,
+    "name-renewal",
+    args,
+    Cl.ok(Cl.bool(true)),
+    events,
+    () => state.set(state.bnsNames, name.id, renewed),
+    ops,
+  );
 }
 
 /** mng-burn by the namespace manager (the deployer); the print carries owner "". */
@@ -133,10 +163,23 @@ function burn(ctx: ActionContext, name: BnsName): TxPlan {
   const { state, contracts } = ctx;
   const owner = userAccount(ctx, name.owner);
   const idCv = Cl.uint(name.id);
-  const printed = Cl.tuple({ id: idCv, name: nameTuple(name), owner: Cl.stringAscii(""), topic: Cl.stringAscii("burn-name") });
+  const printed = Cl.tuple({
+    id: idCv,
+    name: nameTuple(name),
+    owner: Cl.stringAscii(""),
+    topic: Cl.stringAscii("burn-name"),
+  });
   const events = [ev.nftBurn(contracts.bnsAsset, cvRaw(idCv), owner.address), ev.print(contracts.bns, printed)];
   const ops = [{ topic: "burn-name" as const, fqn: fqnOf(name), id: name.id, owner: null }];
-  return contractCall(ctx, ctx.accounts.deployer, contracts.bns, "mng-burn", [idCv], Cl.ok(Cl.bool(true)), events, () =>
-    state.set(state.bnsNames, name.id, undefined),
-  ops);
+  return contractCall(
+    ctx,
+    ctx.accounts.deployer,
+    contracts.bns,
+    "mng-burn",
+    [idCv],
+    Cl.ok(Cl.bool(true)),
+    events,
+    () => state.set(state.bnsNames, name.id, undefined),
+    ops,
+  );
 }

@@ -31,7 +31,15 @@ function completeDeposit(ctx: ActionContext, recipientIndex = pickUser(ctx)): Tx
   const burnHash = bufferFromHex(ctx.burnHash);
   const burnHeight = Cl.uint(ctx.burnHeight);
   const sweepTxid = bufferFromHex(rng.hex(32));
-  const args = [bitcoinTxid, outputIndex, Cl.uint(amount), principalCv(recipient.address), burnHash, burnHeight, sweepTxid];
+  const args = [
+    bitcoinTxid,
+    outputIndex,
+    Cl.uint(amount),
+    principalCv(recipient.address),
+    burnHash,
+    burnHeight,
+    sweepTxid,
+  ];
   const printed = Cl.tuple({
     amount: Cl.uint(amount),
     "bitcoin-txid": bitcoinTxid,
@@ -42,8 +50,15 @@ function completeDeposit(ctx: ActionContext, recipientIndex = pickUser(ctx)): Tx
     topic: Cl.stringAscii("completed-deposit"),
   });
   const events = [ev.ftMint(contracts.sbtcAsset, recipient.address, amount), ev.print(contracts.sbtcRegistry, printed)];
-  return contractCall(ctx, ctx.accounts.sbtcOperator, contracts.sbtcDeposit, "complete-deposit-wrapper", args, OK_TRUE, events, () =>
-    state.addBalance(contracts.sbtcAsset, recipientIndex, amount),
+  return contractCall(
+    ctx,
+    ctx.accounts.sbtcOperator,
+    contracts.sbtcDeposit,
+    "complete-deposit-wrapper",
+    args,
+    OK_TRUE,
+    events,
+    () => state.addBalance(contracts.sbtcAsset, recipientIndex, amount),
   );
 }
 
@@ -80,12 +95,21 @@ function createWithdrawal(ctx: ActionContext): TxPlan {
     ev.print(contracts.sbtcRegistry, printed),
   ];
   const request: WithdrawalRequest = { id, requester: requesterIndex, amount, maxFee };
-  return contractCall(ctx, requester, contracts.sbtcWithdrawal, "initiate-withdrawal-request", args, Cl.ok(Cl.uint(id)), events, () => {
-    state.bump("sbtcLastRequestId");
-    state.addBalance(contracts.sbtcAsset, requesterIndex, -locked);
-    state.addBalance(contracts.sbtcLockedAsset, requesterIndex, locked);
-    state.set(state.withdrawals, id, request);
-  });
+  return contractCall(
+    ctx,
+    requester,
+    contracts.sbtcWithdrawal,
+    "initiate-withdrawal-request",
+    args,
+    Cl.ok(Cl.uint(id)),
+    events,
+    () => {
+      state.bump("sbtcLastRequestId");
+      state.addBalance(contracts.sbtcAsset, requesterIndex, -locked);
+      state.addBalance(contracts.sbtcLockedAsset, requesterIndex, locked);
+      state.set(state.withdrawals, id, request);
+    },
+  );
 }
 
 function findRequest(ctx: ActionContext): WithdrawalRequest | null {
@@ -126,11 +150,20 @@ function acceptWithdrawal(ctx: ActionContext, request: WithdrawalRequest): TxPla
   const events = [ev.ftBurn(contracts.sbtcLockedAsset, requester.address, locked)];
   if (refund > 0n) events.push(ev.ftMint(contracts.sbtcAsset, requester.address, refund));
   events.push(ev.print(contracts.sbtcRegistry, printed));
-  return contractCall(ctx, ctx.accounts.sbtcOperator, contracts.sbtcWithdrawal, "accept-withdrawal-request", args, OK_TRUE, events, () => {
-    state.addBalance(contracts.sbtcLockedAsset, request.requester, -locked);
-    if (refund > 0n) state.addBalance(contracts.sbtcAsset, request.requester, refund);
-    state.set(state.withdrawals, request.id, undefined);
-  });
+  return contractCall(
+    ctx,
+    ctx.accounts.sbtcOperator,
+    contracts.sbtcWithdrawal,
+    "accept-withdrawal-request",
+    args,
+    OK_TRUE,
+    events,
+    () => {
+      state.addBalance(contracts.sbtcLockedAsset, request.requester, -locked);
+      if (refund > 0n) state.addBalance(contracts.sbtcAsset, request.requester, refund);
+      state.set(state.withdrawals, request.id, undefined);
+    },
+  );
 }
 
 function rejectWithdrawal(ctx: ActionContext, request: WithdrawalRequest): TxPlan {
@@ -139,17 +172,30 @@ function rejectWithdrawal(ctx: ActionContext, request: WithdrawalRequest): TxPla
   const locked = request.amount + request.maxFee;
   const requestId = Cl.uint(request.id);
   const signerBitmap = Cl.uint(rng.between(0, 0xffff));
-  const printed = Cl.tuple({ "request-id": requestId, "signer-bitmap": signerBitmap, topic: Cl.stringAscii("withdrawal-reject") });
+  const printed = Cl.tuple({
+    "request-id": requestId,
+    "signer-bitmap": signerBitmap,
+    topic: Cl.stringAscii("withdrawal-reject"),
+  });
   const events = [
     ev.ftBurn(contracts.sbtcLockedAsset, requester.address, locked),
     ev.ftMint(contracts.sbtcAsset, requester.address, locked),
     ev.print(contracts.sbtcRegistry, printed),
   ];
-  return contractCall(ctx, ctx.accounts.sbtcOperator, contracts.sbtcWithdrawal, "reject-withdrawal-request", [requestId, signerBitmap], OK_TRUE, events, () => {
-    state.addBalance(contracts.sbtcLockedAsset, request.requester, -locked);
-    state.addBalance(contracts.sbtcAsset, request.requester, locked);
-    state.set(state.withdrawals, request.id, undefined);
-  });
+  return contractCall(
+    ctx,
+    ctx.accounts.sbtcOperator,
+    contracts.sbtcWithdrawal,
+    "reject-withdrawal-request",
+    [requestId, signerBitmap],
+    OK_TRUE,
+    events,
+    () => {
+      state.addBalance(contracts.sbtcLockedAsset, request.requester, -locked);
+      state.addBalance(contracts.sbtcAsset, request.requester, locked);
+      state.set(state.withdrawals, request.id, undefined);
+    },
+  );
 }
 
 /** rotate-keys-wrapper: new signer keys, aggregate key, threshold and the signers' multisig address. */
@@ -169,5 +215,14 @@ function keyRotation(ctx: ActionContext): TxPlan {
     topic: Cl.stringAscii("key-rotation"),
   });
   const args = [Cl.list(keys), aggregate, threshold];
-  return contractCall(ctx, ctx.accounts.sbtcOperator, contracts.sbtcBootstrapSigners, "rotate-keys-wrapper", args, OK_TRUE, [ev.print(contracts.sbtcRegistry, printed)], () => {});
+  return contractCall(
+    ctx,
+    ctx.accounts.sbtcOperator,
+    contracts.sbtcBootstrapSigners,
+    "rotate-keys-wrapper",
+    args,
+    OK_TRUE,
+    [ev.print(contracts.sbtcRegistry, printed)],
+    () => {},
+  );
 }

@@ -13,7 +13,7 @@ import type { SimContracts } from "./contracts.js";
 import { nodeEvent } from "./events.js";
 import type { SimulatorOptions } from "./options.js";
 import type { Prng, WeightedPicker } from "./prng.js";
-import { ChainState, type Journal } from "./state.js";
+import type { ChainState, Journal } from "./state.js";
 import { type BlockSummary, emptyEventCounts } from "./truth.js";
 import {
   ANCHOR_ANY,
@@ -57,12 +57,19 @@ type TxDraft = Pick<TxPlan, "sender" | "payloadHex" | "fee" | "result" | "events
   postConditionMode: typeof POST_CONDITION_ALLOW | typeof POST_CONDITION_DENY;
 };
 
-export function produceBlock(env: ChainEnv, parent: BlockRecord, burn: BurnBlock, withSetupDeploys: boolean): ProducedBlock {
+export function produceBlock(
+  env: ChainEnv,
+  parent: BlockRecord,
+  burn: BurnBlock,
+  withSetupDeploys: boolean,
+): ProducedBlock {
   const { rng, state, options, contracts } = env;
   const height = parent.header.height + 1;
   const tenureStart = burn.hash !== parent.header.burn.hash;
   const blockHash = `0x${rng.hex(32)}`;
-  const indexBlockHash = `0x${createHash("sha512-256").update(Buffer.from(blockHash.slice(2) + burn.consensusHash, "hex")).digest("hex")}`;
+  const indexBlockHash = `0x${createHash("sha512-256")
+    .update(Buffer.from(blockHash.slice(2) + burn.consensusHash, "hex"))
+    .digest("hex")}`;
   const summary: BlockSummary = {
     height,
     indexBlockHash,
@@ -82,7 +89,13 @@ export function produceBlock(env: ChainEnv, parent: BlockRecord, burn: BurnBlock
   const place = (draft: TxDraft, aborted: boolean, apply?: () => void, plan?: TxPlan) => {
     const nonce = state.takeNonce(draft.sender.label);
     const postConditionMode = aborted ? POST_CONDITION_DENY : draft.postConditionMode;
-    let rawTx = assembleTx(options.network, draft.sender, { nonce, fee: draft.fee, anchorMode: draft.anchorMode, postConditionMode, payloadHex: draft.payloadHex });
+    let rawTx = assembleTx(options.network, draft.sender, {
+      nonce,
+      fee: draft.fee,
+      anchorMode: draft.anchorMode,
+      postConditionMode,
+      payloadHex: draft.payloadHex,
+    });
     if (options.signing === "full") rawTx = resignTx(rawTx, draft.sender.privateKey);
     const txid = txidOf(rawTx);
     txs.push({
@@ -107,8 +120,12 @@ export function produceBlock(env: ChainEnv, parent: BlockRecord, burn: BurnBlock
       summary.eventCounts[event.type]++;
       if (event.contractId === contracts.sbtcRegistry && event.printValue) {
         const value = cvToPlainJson(event.printValue);
-        const topic = typeof value === "object" && value !== null && !Array.isArray(value) ? String(value.topic) : "unknown";
-        summary.sbtcPrints.push({ topic, print: { txId: txid, blockHeight: height, indexBlockHash, eventIndex, value } });
+        const topic =
+          typeof value === "object" && value !== null && !Array.isArray(value) ? String(value.topic) : "unknown";
+        summary.sbtcPrints.push({
+          topic,
+          print: { txId: txid, blockHeight: height, indexBlockHash, eventIndex, value },
+        });
       }
     }
     if (!aborted) {
@@ -121,18 +138,41 @@ export function produceBlock(env: ChainEnv, parent: BlockRecord, burn: BurnBlock
   if (tenureStart) for (const draft of tenureDrafts(env, parent, burn)) place(draft, false);
   if (withSetupDeploys) {
     for (const source of contracts.deploys) {
-      place(systemDraft(env.accounts.deployer, "versioned_smart_contract", versionedContractPayload(source.name, source.code, 3), {
-        fee: rng.between(20, 200) * 1000,
-        anchorMode: ANCHOR_ANY,
-        contractInterface: source.abi,
-        cost: { read_count: 0, read_length: 0, runtime: rng.between(10_000, 400_000), write_count: 3, write_length: source.code.length * 2 },
-      }), false);
+      place(
+        systemDraft(
+          env.accounts.deployer,
+          "versioned_smart_contract",
+          versionedContractPayload(source.name, source.code, 3),
+          {
+            fee: rng.between(20, 200) * 1000,
+            anchorMode: ANCHOR_ANY,
+            contractInterface: source.abi,
+            cost: {
+              read_count: 0,
+              read_length: 0,
+              runtime: rng.between(10_000, 400_000),
+              write_count: 3,
+              write_length: source.code.length * 2,
+            },
+          },
+        ),
+        false,
+      );
     }
   }
 
   const mean = options.eventsPerBlock;
   const target = mean === 0 || env.mix.empty ? 0 : rng.between(Math.ceil(mean / 2), Math.floor((mean * 3) / 2));
-  const ctx: ActionContext = { rng, state, accounts: env.accounts, contracts, network: options.network, height, burnHeight: burn.height, burnHash: burn.hash };
+  const ctx: ActionContext = {
+    rng,
+    state,
+    accounts: env.accounts,
+    contracts,
+    network: options.network,
+    height,
+    burnHeight: burn.height,
+    burnHash: burn.hash,
+  };
   let produced = 0;
   for (let guard = 0; produced < target && guard < target * 2 + 8; guard++) {
     const plan = runAction(env.mix.pick(rng), ctx);
@@ -144,7 +184,9 @@ export function produceBlock(env: ChainEnv, parent: BlockRecord, burn: BurnBlock
   const journal = state.end();
   rng.shuffle(events);
 
-  const blockTime = tenureStart ? Math.max(burn.time, parent.header.blockTime) + rng.between(1, 30) : parent.header.blockTime + rng.between(2, 20);
+  const blockTime = tenureStart
+    ? Math.max(burn.time, parent.header.blockTime) + rng.between(1, 30)
+    : parent.header.blockTime + rng.between(2, 20);
   const header: BlockHeader = {
     height,
     blockHash,
@@ -210,4 +252,3 @@ function systemDraft(
 function signatureHex(rng: Prng): string {
   return `0${rng.below(2)}${rng.hex(64)}`;
 }
-

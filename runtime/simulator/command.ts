@@ -41,7 +41,8 @@ function invalid(message: string): InvalidArgumentError {
 function integer(min: number) {
   return (text: string): number => {
     const n = Number(text);
-    if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) throw invalid(`Expected an integer ≥ ${min}.`);
+    if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min)
+      throw invalid(`Expected an integer ≥ ${min}.`);
     return n;
   };
 }
@@ -69,7 +70,8 @@ function observerUrl(text: string): string {
   } catch {
     throw invalid("Expected an http(s) URL such as http://127.0.0.1:3700.");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("Expected an http(s) URL such as http://127.0.0.1:3700.");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw invalid("Expected an http(s) URL such as http://127.0.0.1:3700.");
   return text;
 }
 
@@ -78,34 +80,94 @@ export function registerSimulateCommand(program: Command): void {
   program
     .command("simulate")
     .description(
-      "Generate a deterministic Stacks chain (real signed-format transactions, Clarity values, forks) as " +
+      "Generate a deterministic Stacks chain (serialized transactions, Clarity values, forks, reorgs) as " +
         "stacks-node event-observer payloads: /new_burn_block when the burn height advances, then /new_block. " +
         "Write them to an event-replay TSV (with <file>.truth.json, the expected indexing result) or POST them to an observer.",
     )
-    .option("--out <file.tsv>", "write an event-replay TSV (id, timestamp, path, json per line; what `sluice import` reads) and <file.tsv>.truth.json beside it")
-    .option("--post <observer-url>", "POST each payload to <observer-url>/new_burn_block or /new_block, retrying while the observer is not up yet", observerUrl)
-    .option("--rate <n/s|max>", "with --post: /new_block requests per second, e.g. 1/s or 0.5/s (each block's burn block goes just before it), or max = next request as soon as the previous one is acknowledged (default: 1/s with --follow, else max)", wrap(parseRate))
-    .option("--follow", "with --post: keep producing blocks forever at --rate until interrupted (SIGINT/SIGTERM); --blocks is ignored")
+    .option(
+      "--out <file.tsv>",
+      "write an event-replay TSV (id, timestamp, path, json per line; what `sluice import` reads) and <file.tsv>.truth.json beside it",
+    )
+    .option(
+      "--post <observer-url>",
+      "POST each payload to <observer-url>/new_burn_block or /new_block, retrying while the observer is not up yet",
+      observerUrl,
+    )
+    .option(
+      "--rate <n/s|max>",
+      "with --post: /new_block requests per second, e.g. 1/s or 0.5/s (each block's burn block goes just before it), or max = next request as soon as the previous one is acknowledged (default: 1/s with --follow, else max)",
+      wrap(parseRate),
+    )
+    .option(
+      "--follow",
+      "with --post: keep producing blocks forever at --rate until interrupted (SIGINT/SIGTERM); --blocks is ignored",
+    )
     .option("--truth <file.json>", "with --post: also write the ground truth there when done (not with --follow)")
-    .option("--seed <text>", "seed of every choice: keys, hashes, events, forks, timestamps; the same seed gives byte-identical output", d.seed)
+    .option(
+      "--seed <text>",
+      "seed of every choice: keys, hashes, events, forks, timestamps; the same seed gives byte-identical output",
+      d.seed,
+    )
     .option("--blocks <n>", "height the canonical chain grows by; fork blocks come on top", integer(1), d.blocks)
-    .option("--events-per-block <n>", "mean events per block: each block draws its target uniformly from [n/2, 3n/2] and adds transactions (1–3 events each) until it is met; tenure-change, coinbase and deploy transactions carry none", integer(0), d.eventsPerBlock)
-    .option("--accounts <n>", "user accounts sending transactions (keys derived from the seed), besides the deployer, miner and sBTC operator", integer(2), d.accounts)
-    .option("--network <name>", `network whose address versions and contract ids are used: ${NETWORKS.join(", ")}`, wrap(network), d.network)
-    .option("--fork-rate <p>", "chance per block that a competing branch of depth 1-3 appears; half of them outgrow the current branch (a reorg), half stay shorter and are orphaned", probability, d.forkRate)
-    .option("--mix <key=weight,...>", `relative weights of the actions (others keep their defaults); keys: ${MIX_KEYS.join(", ")}; an event-type key runs an action whose main event has that type, bns runs the BNS-V2 name lifecycle, sbtc the sBTC deposit/withdrawal/key-rotation flows, deploy a contract deploy; defaults: ${MIX_KEYS.map((k) => `${k}=${d.mix[k]}`).join(",")}`, wrap(parseMix))
+    .option(
+      "--events-per-block <n>",
+      "mean events per block: each block draws its target uniformly from [n/2, 3n/2] and adds transactions (1–3 events each) until it is met; tenure-change, coinbase and deploy transactions carry none",
+      integer(0),
+      d.eventsPerBlock,
+    )
+    .option(
+      "--accounts <n>",
+      "user accounts sending transactions (keys derived from the seed), besides the deployer, miner and sBTC operator",
+      integer(2),
+      d.accounts,
+    )
+    .option(
+      "--network <name>",
+      `network whose address versions and contract ids are used: ${NETWORKS.join(", ")}`,
+      wrap(network),
+      d.network,
+    )
+    .option(
+      "--fork-rate <p>",
+      "chance per block that a competing branch of depth 1-3 appears; half of them outgrow the current branch (a reorg), half stay shorter and are orphaned",
+      probability,
+      d.forkRate,
+    )
+    .option(
+      "--mix <key=weight,...>",
+      `relative weights of the actions (others keep their defaults); keys: ${MIX_KEYS.join(", ")}; an event-type key runs an action whose main event has that type, bns runs the BNS-V2 name lifecycle, sbtc the sBTC deposit/withdrawal/key-rotation flows, deploy a contract deploy; defaults: ${MIX_KEYS.map((k) => `${k}=${d.mix[k]}`).join(",")}`,
+      wrap(parseMix),
+    )
     .option("--start-height <n>", "Stacks height of the first block", integer(1), d.startHeight)
     .option("--start-burn-height <n>", "burn height of the first burn block", integer(1), d.startBurnHeight)
-    .option("--abort-rate <p>", "chance a contract call is aborted by a post-condition (status abort_by_post_condition, its events committed:false)", probability, d.abortRate)
-    .option("--tenure-rate <p>", "chance a block opens a new tenure on a new burn block (0.5 ≈ 2 Stacks blocks per burn block)", wrap(tenureRate), d.tenureRate)
-    .option("--sign <mode>", "template: each account signs one transaction for real and its other transactions reuse that signature (fast; txids are still the hash of the bytes); full: every transaction is signed (~1 ms each)", wrap(signing), d.signing)
+    .option(
+      "--abort-rate <p>",
+      "chance a contract call is aborted by a post-condition (status abort_by_post_condition, its events committed:false)",
+      probability,
+      d.abortRate,
+    )
+    .option(
+      "--tenure-rate <p>",
+      "chance a block opens a new tenure on a new burn block (0.5 ≈ 2 Stacks blocks per burn block)",
+      wrap(tenureRate),
+      d.tenureRate,
+    )
+    .option(
+      "--sign <mode>",
+      "template: each account signs one transaction for real and its other transactions reuse that signature (fast; txids are still the hash of the bytes); full: every transaction is signed (~1 ms each)",
+      wrap(signing),
+      d.signing,
+    )
     .option("--quiet", "no progress or summary on stderr")
     .action(async (flags: SimulateFlags, command: Command) => {
-      const fail = (message: string) => command.error(`error: ${message}`, { exitCode: USAGE_EXIT_CODE, code: "sluice.usage" });
-      if (Boolean(flags.out) === Boolean(flags.post)) fail("exactly one of --out <file.tsv> or --post <observer-url> is required");
+      const fail = (message: string) =>
+        command.error(`error: ${message}`, { exitCode: USAGE_EXIT_CODE, code: "sluice.usage" });
+      if (Boolean(flags.out) === Boolean(flags.post))
+        fail("exactly one of --out <file.tsv> or --post <observer-url> is required");
       if (flags.follow && !flags.post) fail("--follow needs --post <observer-url>");
       if (flags.rate && !flags.post) fail("--rate only applies with --post");
-      if (flags.truth && (!flags.post || flags.follow)) fail("--truth applies with --post and without --follow (with --out the truth is written beside the TSV)");
+      if (flags.truth && (!flags.post || flags.follow))
+        fail("--truth applies with --post and without --follow (with --out the truth is written beside the TSV)");
       const options: Partial<SimulatorOptions> = {
         seed: flags.seed,
         blocks: flags.follow ? Number.POSITIVE_INFINITY : flags.blocks,
@@ -138,7 +200,11 @@ async function runToFile(options: Partial<SimulatorOptions>, out: string, log: (
   );
 }
 
-async function runToObserver(options: Partial<SimulatorOptions>, flags: SimulateFlags, log: (line: string) => void): Promise<void> {
+async function runToObserver(
+  options: Partial<SimulatorOptions>,
+  flags: SimulateFlags,
+  log: (line: string) => void,
+): Promise<void> {
   const simulator = new ChainSimulator(options, { recordTruth: !flags.follow });
   const rate = flags.rate ?? (flags.follow ? { perSecond: 1 } : "max");
   const controller = new AbortController();
@@ -157,7 +223,9 @@ async function runToObserver(options: Partial<SimulatorOptions>, flags: Simulate
         log(`posted ${requests} requests (${blocks} blocks, last height ${String(payload.body.block_height ?? "-")})`);
       },
     });
-    log(`posted ${result.requests} requests (${result.blocks} blocks) to ${flags.post}${result.aborted ? " (stopped)" : ""}`);
+    log(
+      `posted ${result.requests} requests (${result.blocks} blocks) to ${flags.post}${result.aborted ? " (stopped)" : ""}`,
+    );
     if (flags.truth && !result.aborted) {
       await writeFile(flags.truth, `${JSON.stringify(simulator.truth(), null, 2)}\n`);
       log(`truth: ${flags.truth}`);

@@ -11,7 +11,12 @@ export interface ContractSource {
 }
 
 export interface ContractInterface {
-  functions: { name: string; access: "public" | "read_only"; args: { name: string; type: AbiType }[]; outputs: { type: AbiType } }[];
+  functions: {
+    name: string;
+    access: "public" | "read_only";
+    args: { name: string; type: AbiType }[];
+    outputs: { type: AbiType };
+  }[];
   variables: { name: string; type: AbiType; access: "variable" | "constant" }[];
   maps: { name: string; key: AbiType; value: AbiType }[];
   fungible_tokens: { name: string }[];
@@ -79,9 +84,35 @@ export function sip010Token(name: string, asset: string, symbol: string): Contra
     code,
     abi: abi(
       [
-        ["burn", "public", [["amount", UINT], ["owner", PRINCIPAL]], response(BOOL)],
-        ["mint", "public", [["amount", UINT], ["recipient", PRINCIPAL]], response(BOOL)],
-        ["transfer", "public", [["amount", UINT], ["sender", PRINCIPAL], ["recipient", PRINCIPAL], ["memo", optional(buff(34))]], response(BOOL)],
+        [
+          "burn",
+          "public",
+          [
+            ["amount", UINT],
+            ["owner", PRINCIPAL],
+          ],
+          response(BOOL),
+        ],
+        [
+          "mint",
+          "public",
+          [
+            ["amount", UINT],
+            ["recipient", PRINCIPAL],
+          ],
+          response(BOOL),
+        ],
+        [
+          "transfer",
+          "public",
+          [
+            ["amount", UINT],
+            ["sender", PRINCIPAL],
+            ["recipient", PRINCIPAL],
+            ["memo", optional(buff(34))],
+          ],
+          response(BOOL),
+        ],
         ["get-balance", "read_only", [["who", PRINCIPAL]], response(UINT, "none")],
         ["get-decimals", "read_only", [], response(UINT, "none")],
         ["get-name", "read_only", [], response(ascii(32), "none")],
@@ -121,7 +152,16 @@ export function sip009Collection(name: string, asset: string): ContractSource {
       [
         ["burn", "public", [["id", UINT]], response(BOOL)],
         ["mint", "public", [["recipient", PRINCIPAL]], response(UINT)],
-        ["transfer", "public", [["id", UINT], ["sender", PRINCIPAL], ["recipient", PRINCIPAL]], response(BOOL)],
+        [
+          "transfer",
+          "public",
+          [
+            ["id", UINT],
+            ["sender", PRINCIPAL],
+            ["recipient", PRINCIPAL],
+          ],
+          response(BOOL),
+        ],
         ["get-last-token-id", "read_only", [], response(UINT, "none")],
         ["get-owner", "read_only", [["id", UINT]], response(optional(PRINCIPAL), "none")],
         ["get-token-uri", "read_only", [["id", UINT]], response(optional(ascii(0)), "none")],
@@ -157,7 +197,15 @@ export function utilityContract(name: string): ContractSource {
     code,
     abi: abi(
       [
-        ["airdrop", "public", [["recipient", PRINCIPAL], ["amount", UINT]], response(BOOL, "none")],
+        [
+          "airdrop",
+          "public",
+          [
+            ["recipient", PRINCIPAL],
+            ["amount", UINT],
+          ],
+          response(BOOL, "none"),
+        ],
         ["burn-stx", "public", [["amount", UINT]], response(BOOL)],
         ["log", "public", [["message", ascii(64)]], response(UINT, "none")],
       ],
@@ -175,7 +223,12 @@ export function throwawayContract(name: string, value: number): ContractSource {
   };
 }
 
-const BNS_NAME = { tuple: [{ name: "name", type: buff(48) }, { name: "namespace", type: buff(20) }] };
+const BNS_NAME = {
+  tuple: [
+    { name: "name", type: buff(48) },
+    { name: "namespace", type: buff(20) },
+  ],
+};
 
 /** Devnet stand-in for BNS-V2: the four name-lifecycle entry points with the real print shapes. */
 export function bnsStandIn(): ContractSource {
@@ -212,9 +265,35 @@ export function bnsStandIn(): ContractSource {
     abi: abi(
       [
         ["mng-burn", "public", [["id", UINT]], response(BOOL)],
-        ["name-claim-fast", "public", [["name", buff(48)], ["namespace", buff(20)], ["send-to", PRINCIPAL]], response(UINT)],
-        ["name-renewal", "public", [["namespace", buff(20)], ["name", buff(48)]], response(BOOL)],
-        ["transfer", "public", [["id", UINT], ["owner", PRINCIPAL], ["recipient", PRINCIPAL]], response(BOOL)],
+        [
+          "name-claim-fast",
+          "public",
+          [
+            ["name", buff(48)],
+            ["namespace", buff(20)],
+            ["send-to", PRINCIPAL],
+          ],
+          response(UINT),
+        ],
+        [
+          "name-renewal",
+          "public",
+          [
+            ["namespace", buff(20)],
+            ["name", buff(48)],
+          ],
+          response(BOOL),
+        ],
+        [
+          "transfer",
+          "public",
+          [
+            ["id", UINT],
+            ["owner", PRINCIPAL],
+            ["recipient", PRINCIPAL],
+          ],
+          response(BOOL),
+        ],
       ],
       {
         variables: [{ name: "last-id", type: UINT, access: "variable" }],
@@ -268,8 +347,28 @@ export function sbtcStandIns(): ContractSource[] {
       code: registry,
       abi: abi(
         [
-          ["log-completed-deposit", "public", [["txid", b32], ["vout-index", UINT], ["amount", UINT], ["burn-hash", b32], ["burn-height", UINT], ["sweep-txid", b32]], response(BOOL, "none")],
-          ["log-withdrawal", "public", [["event", ascii(32)], ["request-id", UINT]], response(BOOL, "none")],
+          [
+            "log-completed-deposit",
+            "public",
+            [
+              ["txid", b32],
+              ["vout-index", UINT],
+              ["amount", UINT],
+              ["burn-hash", b32],
+              ["burn-height", UINT],
+              ["sweep-txid", b32],
+            ],
+            response(BOOL, "none"),
+          ],
+          [
+            "log-withdrawal",
+            "public",
+            [
+              ["event", ascii(32)],
+              ["request-id", UINT],
+            ],
+            response(BOOL, "none"),
+          ],
         ],
         { variables: [{ name: "last-request-id", type: UINT, access: "variable" }] },
       ),
@@ -279,7 +378,17 @@ export function sbtcStandIns(): ContractSource[] {
       code: token,
       abi: abi(
         [
-          ["transfer", "public", [["amount", UINT], ["sender", PRINCIPAL], ["recipient", PRINCIPAL], ["memo", optional(buff(34))]], response(BOOL)],
+          [
+            "transfer",
+            "public",
+            [
+              ["amount", UINT],
+              ["sender", PRINCIPAL],
+              ["recipient", PRINCIPAL],
+              ["memo", optional(buff(34))],
+            ],
+            response(BOOL),
+          ],
           ["get-balance", "read_only", [["who", PRINCIPAL]], response(UINT, "none")],
         ],
         { fungible_tokens: [{ name: "sbtc-token" }, { name: "sbtc-token-locked" }] },
@@ -289,23 +398,84 @@ export function sbtcStandIns(): ContractSource[] {
       name: "sbtc-deposit",
       code: deposit,
       abi: abi([
-        ["complete-deposit-wrapper", "public", [["txid", b32], ["vout-index", UINT], ["amount", UINT], ["recipient", PRINCIPAL], ["burn-hash", b32], ["burn-height", UINT], ["sweep-txid", b32]], response(BOOL, "none")],
+        [
+          "complete-deposit-wrapper",
+          "public",
+          [
+            ["txid", b32],
+            ["vout-index", UINT],
+            ["amount", UINT],
+            ["recipient", PRINCIPAL],
+            ["burn-hash", b32],
+            ["burn-height", UINT],
+            ["sweep-txid", b32],
+          ],
+          response(BOOL, "none"),
+        ],
       ]),
     },
     {
       name: "sbtc-withdrawal",
       code: withdrawal,
       abi: abi([
-        ["accept-withdrawal-request", "public", [["request-id", UINT], ["bitcoin-txid", b32], ["signer-bitmap", UINT], ["output-index", UINT], ["fee", UINT], ["burn-hash", b32], ["burn-height", UINT], ["sweep-txid", b32]], response(BOOL, "none")],
-        ["initiate-withdrawal-request", "public", [["amount", UINT], ["recipient", { tuple: [{ name: "hashbytes", type: b32 }, { name: "version", type: buff(1) }] }], ["max-fee", UINT]], response(UINT, "none")],
-        ["reject-withdrawal-request", "public", [["request-id", UINT], ["signer-bitmap", UINT]], response(BOOL, "none")],
+        [
+          "accept-withdrawal-request",
+          "public",
+          [
+            ["request-id", UINT],
+            ["bitcoin-txid", b32],
+            ["signer-bitmap", UINT],
+            ["output-index", UINT],
+            ["fee", UINT],
+            ["burn-hash", b32],
+            ["burn-height", UINT],
+            ["sweep-txid", b32],
+          ],
+          response(BOOL, "none"),
+        ],
+        [
+          "initiate-withdrawal-request",
+          "public",
+          [
+            ["amount", UINT],
+            [
+              "recipient",
+              {
+                tuple: [
+                  { name: "hashbytes", type: b32 },
+                  { name: "version", type: buff(1) },
+                ],
+              },
+            ],
+            ["max-fee", UINT],
+          ],
+          response(UINT, "none"),
+        ],
+        [
+          "reject-withdrawal-request",
+          "public",
+          [
+            ["request-id", UINT],
+            ["signer-bitmap", UINT],
+          ],
+          response(BOOL, "none"),
+        ],
       ]),
     },
     {
       name: "sbtc-bootstrap-signers",
       code: signers,
       abi: abi([
-        ["rotate-keys-wrapper", "public", [["new-keys", { list: { type: buff(33), length: 128 } }], ["new-aggregate-pubkey", buff(33)], ["new-signature-threshold", UINT]], response(BOOL, "none")],
+        [
+          "rotate-keys-wrapper",
+          "public",
+          [
+            ["new-keys", { list: { type: buff(33), length: 128 } }],
+            ["new-aggregate-pubkey", buff(33)],
+            ["new-signature-threshold", UINT],
+          ],
+          response(BOOL, "none"),
+        ],
       ]),
     },
   ];

@@ -62,7 +62,10 @@ export function simContracts(network: Network, deployerAddress: string): SimCont
     sbtcWithdrawal: `${sbtcDeployer}.sbtc-withdrawal`,
     sbtcBootstrapSigners: `${sbtcDeployer}.sbtc-bootstrap-signers`,
     utils: own(utils.name),
-    fungibleTokens: tokens.map((t) => ({ contractId: own(t.name), assetIdentifier: `${own(t.name)}::${t.abi.fungible_tokens[0].name}` })),
+    fungibleTokens: tokens.map((t) => ({
+      contractId: own(t.name),
+      assetIdentifier: `${own(t.name)}::${t.abi.fungible_tokens[0].name}`,
+    })),
     nftCollections: collections.map((c) => ({
       contractId: own(c.name),
       assetIdentifier: `${own(c.name)}::${c.abi.non_fungible_tokens[0].name}`,

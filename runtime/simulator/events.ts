@@ -19,7 +19,11 @@ export interface PlannedEvent {
 type Amount = bigint | number;
 
 export function stxTransfer(sender: string, recipient: string, amount: Amount, memoHex: string): PlannedEvent {
-  return { type: "stx_transfer", nodeKey: "stx_transfer_event", body: { amount: String(amount), memo: memoHex, recipient, sender } };
+  return {
+    type: "stx_transfer",
+    nodeKey: "stx_transfer_event",
+    body: { amount: String(amount), memo: memoHex, recipient, sender },
+  };
 }
 
 export function stxMint(recipient: string, amount: Amount): PlannedEvent {
@@ -52,11 +56,19 @@ export function ftTransfer(asset: string, sender: string, recipient: string, amo
 }
 
 export function ftMint(asset: string, recipient: string, amount: Amount): PlannedEvent {
-  return { type: "ft_mint", nodeKey: "ft_mint_event", body: { amount: String(amount), asset_identifier: asset, recipient } };
+  return {
+    type: "ft_mint",
+    nodeKey: "ft_mint_event",
+    body: { amount: String(amount), asset_identifier: asset, recipient },
+  };
 }
 
 export function ftBurn(asset: string, sender: string, amount: Amount): PlannedEvent {
-  return { type: "ft_burn", nodeKey: "ft_burn_event", body: { amount: String(amount), asset_identifier: asset, sender } };
+  return {
+    type: "ft_burn",
+    nodeKey: "ft_burn_event",
+    body: { amount: String(amount), asset_identifier: asset, sender },
+  };
 }
 
 /** `rawValue` is the token id's serialized Clarity value (0x-hex). */
@@ -69,11 +81,19 @@ export function nftTransfer(asset: string, rawValue: string, sender: string, rec
 }
 
 export function nftMint(asset: string, rawValue: string, recipient: string): PlannedEvent {
-  return { type: "nft_mint", nodeKey: "nft_mint_event", body: { asset_identifier: asset, raw_value: rawValue, recipient } };
+  return {
+    type: "nft_mint",
+    nodeKey: "nft_mint_event",
+    body: { asset_identifier: asset, raw_value: rawValue, recipient },
+  };
 }
 
 export function nftBurn(asset: string, rawValue: string, sender: string): PlannedEvent {
-  return { type: "nft_burn", nodeKey: "nft_burn_event", body: { asset_identifier: asset, raw_value: rawValue, sender } };
+  return {
+    type: "nft_burn",
+    nodeKey: "nft_burn_event",
+    body: { asset_identifier: asset, raw_value: rawValue, sender },
+  };
 }
 
 /** A `print` from `contractId`; the node sends topic "print" and the value's consensus bytes. */
@@ -88,7 +108,12 @@ export function print(contractId: string, value: ClarityValue): PlannedEvent {
 }
 
 /** The node's event object: committed, <kind>, event_index, txid, type — keys in the node's order. */
-export function nodeEvent(event: PlannedEvent, eventIndex: number, txid: string, committed: boolean): Record<string, unknown> {
+export function nodeEvent(
+  event: PlannedEvent,
+  eventIndex: number,
+  txid: string,
+  committed: boolean,
+): Record<string, unknown> {
   if (event.nodeKey === "contract_event") {
     return { committed, contract_event: event.body, event_index: eventIndex, txid, type: event.nodeKey };
   }

@@ -51,25 +51,41 @@ export function resolveOptions(input: Partial<SimulatorOptions> = {}): Simulator
   const check = (ok: boolean, message: string) => {
     if (!ok) throw new RangeError(message);
   };
-  check(options.blocks === Number.POSITIVE_INFINITY || (Number.isInteger(options.blocks) && options.blocks >= 1), "blocks must be an integer ≥ 1");
-  check(Number.isInteger(options.eventsPerBlock) && options.eventsPerBlock >= 0, "eventsPerBlock must be an integer ≥ 0");
+  check(
+    options.blocks === Number.POSITIVE_INFINITY || (Number.isInteger(options.blocks) && options.blocks >= 1),
+    "blocks must be an integer ≥ 1",
+  );
+  check(
+    Number.isInteger(options.eventsPerBlock) && options.eventsPerBlock >= 0,
+    "eventsPerBlock must be an integer ≥ 0",
+  );
   check(Number.isInteger(options.accounts) && options.accounts >= 2, "accounts must be an integer ≥ 2");
   check((NETWORKS as readonly string[]).includes(options.network), `network must be one of ${NETWORKS.join(", ")}`);
   check(options.forkRate >= 0 && options.forkRate <= 1, "forkRate must be within [0, 1]");
   check(options.abortRate >= 0 && options.abortRate <= 1, "abortRate must be within [0, 1]");
   check(options.tenureRate > 0 && options.tenureRate <= 1, "tenureRate must be within (0, 1]");
   check(Number.isInteger(options.startHeight) && options.startHeight >= 1, "startHeight must be an integer ≥ 1");
-  check(Number.isInteger(options.startBurnHeight) && options.startBurnHeight >= 1, "startBurnHeight must be an integer ≥ 1");
+  check(
+    Number.isInteger(options.startBurnHeight) && options.startBurnHeight >= 1,
+    "startBurnHeight must be an integer ≥ 1",
+  );
   check(options.signing === "template" || options.signing === "full", "signing must be template or full");
-  for (const key of MIX_KEYS) check(Number.isFinite(options.mix[key]) && options.mix[key] >= 0, `mix weight of ${key} must be ≥ 0`);
-  check(options.eventsPerBlock === 0 || MIX_KEYS.some((key) => options.mix[key] > 0), "mix needs at least one positive weight");
+  for (const key of MIX_KEYS)
+    check(Number.isFinite(options.mix[key]) && options.mix[key] >= 0, `mix weight of ${key} must be ≥ 0`);
+  check(
+    options.eventsPerBlock === 0 || MIX_KEYS.some((key) => options.mix[key] > 0),
+    "mix needs at least one positive weight",
+  );
   return options;
 }
 
 /** `stx_transfer=5,ft_transfer=3` → weights (unnamed keys keep their defaults). */
 export function parseMix(text: string): Partial<Record<MixKey, number>> {
   const mix: Partial<Record<MixKey, number>> = {};
-  for (const part of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [key, value, extra] = part.split("=").map((s) => s.trim());
     if (!(MIX_KEYS as readonly string[]).includes(key)) {
       throw new Error(`unknown mix key "${key}" (known: ${MIX_KEYS.join(", ")})`);

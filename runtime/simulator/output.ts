@@ -65,7 +65,11 @@ export interface PostResult {
 }
 
 /** POSTs each payload to `<url><path>` in order; stops early (aborted: true) when the signal fires. */
-export async function postToObserver(url: string, payloads: Iterable<SimPayload>, options: PostOptions = {}): Promise<PostResult> {
+export async function postToObserver(
+  url: string,
+  payloads: Iterable<SimPayload>,
+  options: PostOptions = {},
+): Promise<PostResult> {
   const base = url.replace(/\/+$/, "");
   const rate = options.asFastAsAccepted ? undefined : options.ratePerSecond;
   const signal = options.signal;
@@ -116,7 +120,9 @@ async function postOne(target: string, body: string, options: PostOptions): Prom
       if (!isConnectionError(error)) throw error;
       firstRefusal ??= Date.now();
       if (Date.now() - firstRefusal > connectRetryMs) {
-        throw new Error(`observer at ${target} unreachable for ${Math.round(connectRetryMs / 1000)} s: ${describe(error)}`);
+        throw new Error(
+          `observer at ${target} unreachable for ${Math.round(connectRetryMs / 1000)} s: ${describe(error)}`,
+        );
       }
     }
     if (!(await sleep(backoff, options.signal))) return false;
@@ -124,7 +130,15 @@ async function postOne(target: string, body: string, options: PostOptions): Prom
   }
 }
 
-const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 function isConnectionError(error: unknown): boolean {
   const cause = (error as { cause?: { code?: string } } | null)?.cause;

@@ -11,7 +11,9 @@ export class Prng {
 
   /** Seeds the four state words from SHA-256 of the seed text, so any string or number works. */
   constructor(seed: string | number) {
-    const digest = createHash("sha256").update(`sluice-simulator:${String(seed)}`).digest();
+    const digest = createHash("sha256")
+      .update(`sluice-simulator:${String(seed)}`)
+      .digest();
     this.a = digest.readUInt32LE(0);
     this.b = digest.readUInt32LE(4);
     this.c = digest.readUInt32LE(8);

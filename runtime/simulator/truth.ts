@@ -104,7 +104,10 @@ export class TruthRecorder {
       for (const [type, n] of Object.entries(block.txCountByType)) txCountByType[type] = (txCountByType[type] ?? 0) + n;
       for (const type of EVENT_TYPES) eventCounts[type] += block.eventCounts[type];
       for (const op of block.bnsOps) bnsNames[op.fqn] = op.owner;
-      for (const { topic, print } of block.sbtcPrints) (sbtcPrints[topic] ??= []).push(print);
+      for (const { topic, print } of block.sbtcPrints) {
+        if (!sbtcPrints[topic]) sbtcPrints[topic] = [];
+        sbtcPrints[topic].push(print);
+      }
     }
     return {
       options,

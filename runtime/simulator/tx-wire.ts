@@ -43,7 +43,9 @@ export function assembleTx(network: Network, sender: Account, envelope: TxEnvelo
 
 /** txid = SHA-512/256 of the raw transaction bytes. */
 export function txidOf(rawTx: string): string {
-  return `0x${createHash("sha512-256").update(Buffer.from(rawTx.slice(2), "hex")).digest("hex")}`;
+  return `0x${createHash("sha512-256")
+    .update(Buffer.from(rawTx.slice(2), "hex"))
+    .digest("hex")}`;
 }
 
 /** Signs `rawTx` for real with the sender's key (the slow path: ~1 ms per transaction). */
@@ -67,7 +69,11 @@ export function addressHex(address: string): string {
 }
 
 /** Token transfer: recipient principal value, amount, 34-byte memo. */
-export function tokenTransferPayload(recipientPrincipalHex: string, amount: bigint | number, memoHex34: string): string {
+export function tokenTransferPayload(
+  recipientPrincipalHex: string,
+  amount: bigint | number,
+  memoHex34: string,
+): string {
   return `00${recipientPrincipalHex}${u64Hex(amount)}${memoHex34}`;
 }
 
@@ -119,7 +125,11 @@ export function tenureChangePayload(f: TenureChangeFields): string {
 }
 
 /** Nakamoto coinbase: 32-byte coinbase buffer, optional alternate recipient, 80-byte VRF proof. */
-export function nakamotoCoinbasePayload(coinbaseHex32: string, recipientPrincipalHex: string | null, vrfProofHex80: string): string {
+export function nakamotoCoinbasePayload(
+  coinbaseHex32: string,
+  recipientPrincipalHex: string | null,
+  vrfProofHex80: string,
+): string {
   return `08${coinbaseHex32}${recipientPrincipalHex ? `0a${recipientPrincipalHex}` : "09"}${vrfProofHex80}`;
 }
 

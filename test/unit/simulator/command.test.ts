@@ -8,7 +8,9 @@ import { registerSimulateCommand } from "../../../runtime/simulator/command.js";
 
 function program(): { program: Command; errors: string[] } {
   const errors: string[] = [];
-  const root = new Command("sluice").exitOverride().configureOutput({ writeErr: (text) => errors.push(text), writeOut: () => {} });
+  const root = new Command("sluice")
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => errors.push(text), writeOut: () => {} });
   registerSimulateCommand(root);
   return { program: root, errors };
 }
@@ -34,8 +36,24 @@ describe("sluice simulate", () => {
     const simulate = program().program.commands.find((c) => c.name() === "simulate") as Command;
     const help = simulate.helpInformation();
     const flags = [
-      "--out", "--post", "--rate", "--follow", "--truth", "--seed", "--blocks", "--events-per-block", "--accounts",
-      "--network", "--fork-rate", "--mix", "--start-height", "--start-burn-height", "--abort-rate", "--tenure-rate", "--sign", "--quiet",
+      "--out",
+      "--post",
+      "--rate",
+      "--follow",
+      "--truth",
+      "--seed",
+      "--blocks",
+      "--events-per-block",
+      "--accounts",
+      "--network",
+      "--fork-rate",
+      "--mix",
+      "--start-height",
+      "--start-burn-height",
+      "--abort-rate",
+      "--tenure-rate",
+      "--sign",
+      "--quiet",
     ];
     for (const flag of flags) expect(help).toContain(flag);
     for (const option of simulate.options) expect(option.description.length, option.long).toBeGreaterThan(20);
@@ -68,7 +86,19 @@ describe("sluice simulate", () => {
     const dir = await mkdtemp(join(tmpdir(), "sluice-cli-"));
     dirs.push(dir);
     const file = join(dir, "out.tsv");
-    const { error } = await run(["--out", file, "--blocks", "6", "--events-per-block", "5", "--seed", "cli", "--mix", "bns=4,deploy=0", "--quiet"]);
+    const { error } = await run([
+      "--out",
+      file,
+      "--blocks",
+      "6",
+      "--events-per-block",
+      "5",
+      "--seed",
+      "cli",
+      "--mix",
+      "bns=4,deploy=0",
+      "--quiet",
+    ]);
     expect(error).toBeNull();
     const lines = (await readFile(file, "utf8")).trimEnd().split("\n");
     const truth = JSON.parse(await readFile(`${file}.truth.json`, "utf8"));

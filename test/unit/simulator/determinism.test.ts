@@ -6,7 +6,12 @@ import { PassThrough } from "node:stream";
 import { deserializeTransaction } from "@stacks/transactions";
 import { afterAll, describe, expect, it } from "vitest";
 import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
-import { ChainSimulator, type SimulatorOptions, writeReplayTsv, writeSimulation } from "../../../runtime/simulator/index.js";
+import {
+  ChainSimulator,
+  type SimulatorOptions,
+  writeReplayTsv,
+  writeSimulation,
+} from "../../../runtime/simulator/index.js";
 import { blocksOf } from "./helpers.js";
 
 async function tsvOf(options: Partial<SimulatorOptions>): Promise<string> {
@@ -66,7 +71,14 @@ describe("determinism", () => {
 
 describe("networks", () => {
   it("mainnet uses mainnet transaction versions, SP addresses and the known contract ids", () => {
-    const simulator = new ChainSimulator({ seed: "mainnet", network: "mainnet", blocks: 12, eventsPerBlock: 20, accounts: 4, mix: { bns: 5, sbtc: 5 } });
+    const simulator = new ChainSimulator({
+      seed: "mainnet",
+      network: "mainnet",
+      blocks: 12,
+      eventsPerBlock: 20,
+      accounts: 4,
+      mix: { bns: 5, sbtc: 5 },
+    });
     const blocks = blocksOf([...simulator.payloads()]);
     const contracts = new Set<string>();
     for (const block of blocks) {

@@ -6,7 +6,14 @@ import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 import { type GroundTruth, type SimPayload, simulateChain } from "../../../runtime/simulator/index.js";
 import { type NodeBlock, blocksOf, canonicalChain, countEvents, eventsInOrder } from "./helpers.js";
 
-const OPTIONS = { seed: "payload-checks", blocks: 150, eventsPerBlock: 14, accounts: 8, forkRate: 0.2, abortRate: 0.05 };
+const OPTIONS = {
+  seed: "payload-checks",
+  blocks: 150,
+  eventsPerBlock: 14,
+  accounts: 8,
+  forkRate: 0.2,
+  abortRate: 0.05,
+};
 
 let payloads: SimPayload[];
 let truth: GroundTruth;
@@ -20,7 +27,9 @@ beforeAll(() => {
 });
 
 function sha512_256(hex: string): string {
-  return `0x${createHash("sha512-256").update(Buffer.from(hex.slice(2), "hex")).digest("hex")}`;
+  return `0x${createHash("sha512-256")
+    .update(Buffer.from(hex.slice(2), "hex"))
+    .digest("hex")}`;
 }
 
 describe("generated transactions", () => {
@@ -47,7 +56,9 @@ describe("generated transactions", () => {
       .map((tx) => deserializeTransaction(tx.raw_tx).payload)
       .filter((p) => p.payloadType === 6)
       .map((p) => ("contractName" in p ? p.contractName.content : ""));
-    expect(deployed).toEqual(expect.arrayContaining(["BNS-V2", "sbtc-registry", "sbtc-token", "sim-token-alpha", "sim-nft-gamma"]));
+    expect(deployed).toEqual(
+      expect.arrayContaining(["BNS-V2", "sbtc-registry", "sbtc-token", "sim-token-alpha", "sim-nft-gamma"]),
+    );
   });
 
   it("give every sender contiguous nonces along the canonical chain", () => {
@@ -175,7 +186,9 @@ describe("ground truth", () => {
     expect(truth.eventCounts).toEqual(countEvents(canonical));
     for (const [type, count] of Object.entries(truth.eventCounts)) expect(count, type).toBeGreaterThan(0);
     expect(truth.txCount).toBe(canonical.reduce((n, b) => n + b.transactions.length, 0));
-    expect(truth.abortedTxCount).toBe(canonical.reduce((n, b) => n + b.transactions.filter((t) => t.status !== "success").length, 0));
+    expect(truth.abortedTxCount).toBe(
+      canonical.reduce((n, b) => n + b.transactions.filter((t) => t.status !== "success").length, 0),
+    );
   });
 
   it("keeps BNS-V2 lifecycles coherent and states each name's final owner", () => {
@@ -188,7 +201,9 @@ describe("ground truth", () => {
         const text = cvToString(hexToCV(body.raw_value));
         const topic = /\(topic "([a-z-]+)"\)/.exec(text)?.[1] as string;
         const value = hexToCV(body.raw_value) as { value: Record<string, { value: unknown }> };
-        const name = value.value.name as unknown as { value: { name: { value: string }; namespace: { value: string } } };
+        const name = value.value.name as unknown as {
+          value: { name: { value: string }; namespace: { value: string } };
+        };
         const fqn = `${Buffer.from(name.value.name.value, "hex").toString()}.${Buffer.from(name.value.namespace.value, "hex").toString()}`;
         if (topic === "new-name") expect(owners.has(fqn)).toBe(false);
         else expect(owners.get(fqn), `${topic} ${fqn}`).toBeTypeOf("string");
@@ -220,7 +235,11 @@ describe("ground truth", () => {
     }
     const committedRegistryPrints = canonical
       .flatMap((b) => b.events)
-      .filter((e) => e.committed && (e.contract_event as { contract_identifier?: string } | undefined)?.contract_identifier === registry);
+      .filter(
+        (e) =>
+          e.committed &&
+          (e.contract_event as { contract_identifier?: string } | undefined)?.contract_identifier === registry,
+      );
     expect(listed).toBe(committedRegistryPrints.length);
     expect(Object.keys(truth.sbtcPrints)).toEqual(expect.arrayContaining(["completed-deposit", "withdrawal-create"]));
   });

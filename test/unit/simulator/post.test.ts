@@ -27,7 +27,9 @@ function observer(port = 0, status = 200): Promise<{ url: string; received: Rece
   });
   servers.push(server);
   return new Promise((resolve) =>
-    server.listen(port, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server })),
+    server.listen(port, "127.0.0.1", () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server }),
+    ),
   );
 }
 
@@ -63,8 +65,13 @@ describe("postToObserver", () => {
 
   it("waits for an observer that is not listening yet", async () => {
     const port = await freePort();
-    const late = new Promise<Received[]>((resolve) => setTimeout(() => observer(port).then(({ received }) => resolve(received)), 400));
-    const result = await postToObserver(`http://127.0.0.1:${port}`, payloads.slice(0, 3), { asFastAsAccepted: true, connectRetryMs: 5000 });
+    const late = new Promise<Received[]>((resolve) =>
+      setTimeout(() => observer(port).then(({ received }) => resolve(received)), 400),
+    );
+    const result = await postToObserver(`http://127.0.0.1:${port}`, payloads.slice(0, 3), {
+      asFastAsAccepted: true,
+      connectRetryMs: 5000,
+    });
     expect(result.requests).toBe(3);
     expect(await late).toHaveLength(3);
   });
@@ -86,6 +93,8 @@ describe("postToObserver", () => {
 
   it("gives up on an observer that keeps refusing with an error status", async () => {
     const { url } = await observer(0, 500);
-    await expect(postToObserver(url, payloads, { asFastAsAccepted: true, maxAttempts: 2 })).rejects.toThrow(/answered 500/);
+    await expect(postToObserver(url, payloads, { asFastAsAccepted: true, maxAttempts: 2 })).rejects.toThrow(
+      /answered 500/,
+    );
   });
 });

@@ -51,17 +51,34 @@ describe("cvHex", () => {
     Cl.contractPrincipal("SM3VDXK3WZZSA84XXFKAFAF15NNZX32CTSG82JFQ4", "sbtc-registry"),
     Cl.none(),
     Cl.some(Cl.list([Cl.uint(1), Cl.uint(2)])),
-    Cl.ok(Cl.tuple({ topic: Cl.stringAscii("x"), "burn-height": Cl.uint(3), "burn-hash": Cl.bufferFromHex("01"), amount: Cl.uint(9) })),
+    Cl.ok(
+      Cl.tuple({
+        topic: Cl.stringAscii("x"),
+        "burn-height": Cl.uint(3),
+        "burn-hash": Cl.bufferFromHex("01"),
+        amount: Cl.uint(9),
+      }),
+    ),
     Cl.error(Cl.uint(404)),
-    Cl.tuple({ "new-keys": Cl.list([]), "new-address": Cl.standardPrincipal("ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG"), a: Cl.none() }),
+    Cl.tuple({
+      "new-keys": Cl.list([]),
+      "new-address": Cl.standardPrincipal("ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG"),
+      a: Cl.none(),
+    }),
   ];
 
   it("serializes exactly like serializeCV", () => {
-    for (const value of values) expect(cvHex(value), JSON.stringify(value, (_, v) => (typeof v === "bigint" ? String(v) : v))).toBe(serializeCV(value));
+    for (const value of values)
+      expect(
+        cvHex(value),
+        JSON.stringify(value, (_, v) => (typeof v === "bigint" ? String(v) : v)),
+      ).toBe(serializeCV(value));
   });
 
   it("gives the DESIGN §3 plain JSON view", () => {
-    const value = hexToCV(`0x${cvHex(Cl.tuple({ id: Cl.some(Cl.uint(7)), name: Cl.bufferFromHex("6869"), owner: Cl.none(), ok: Cl.ok(Cl.bool(true)) }))}`);
+    const value = hexToCV(
+      `0x${cvHex(Cl.tuple({ id: Cl.some(Cl.uint(7)), name: Cl.bufferFromHex("6869"), owner: Cl.none(), ok: Cl.ok(Cl.bool(true)) }))}`,
+    );
     expect(cvToPlainJson(value)).toEqual({ id: "7", name: "0x6869", owner: null, ok: { ok: true } });
   });
 });
@@ -69,10 +86,23 @@ describe("cvHex", () => {
 type Payload = ConstructorParameters<typeof StacksTransactionWire>[0]["payload"];
 
 /** The same transaction built by @stacks/transactions, carrying the account's template signature. */
-function libraryTx(network: "mainnet" | "testnet", account: Account, nonce: number, fee: number, payload: Payload, mode: PostConditionMode, anchor: number): string {
+function libraryTx(
+  network: "mainnet" | "testnet",
+  account: Account,
+  nonce: number,
+  fee: number,
+  payload: Payload,
+  mode: PostConditionMode,
+  anchor: number,
+): string {
   const condition = createSingleSigSpendingCondition(AddressHashMode.P2PKH, account.publicKey, nonce, fee);
   condition.signature = createMessageSignature(account.templateSignature);
-  const tx = new StacksTransactionWire({ auth: createStandardAuth(condition), payload, network, postConditionMode: mode });
+  const tx = new StacksTransactionWire({
+    auth: createStandardAuth(condition),
+    payload,
+    network,
+    postConditionMode: mode,
+  });
   tx.anchorMode = anchor;
   return `0x${tx.serialize()}`;
 }
@@ -85,16 +115,64 @@ describe("assembleTx", () => {
 
     it(`matches the library's bytes for every payload kind (${network})`, () => {
       const memo = "6869".padEnd(68, "0");
-      expect(assembleTx(network, sender, { nonce: 3, fee: 180, anchorMode: 3, postConditionMode: 2, payloadHex: tokenTransferPayload(other.principalHex, 12345, memo) })).toBe(
-        libraryTx(libNetwork, sender, 3, 180, createTokenTransferPayload(other.address, 12345, "hi"), PostConditionMode.Deny, 3),
+      expect(
+        assembleTx(network, sender, {
+          nonce: 3,
+          fee: 180,
+          anchorMode: 3,
+          postConditionMode: 2,
+          payloadHex: tokenTransferPayload(other.principalHex, 12345, memo),
+        }),
+      ).toBe(
+        libraryTx(
+          libNetwork,
+          sender,
+          3,
+          180,
+          createTokenTransferPayload(other.address, 12345, "hi"),
+          PostConditionMode.Deny,
+          3,
+        ),
       );
       const args = [Cl.uint(5), principalCv(sender.address), Cl.some(Cl.bufferFromHex("abcd"))];
       expect(
-        assembleTx(network, sender, { nonce: 9, fee: 2500, anchorMode: 3, postConditionMode: 1, payloadHex: contractCallPayload(`${other.address}.sim-token-alpha`, "transfer", args.map(cvHex)) }),
-      ).toBe(libraryTx(libNetwork, sender, 9, 2500, createContractCallPayload(other.address, "sim-token-alpha", "transfer", args), PostConditionMode.Allow, 3));
+        assembleTx(network, sender, {
+          nonce: 9,
+          fee: 2500,
+          anchorMode: 3,
+          postConditionMode: 1,
+          payloadHex: contractCallPayload(`${other.address}.sim-token-alpha`, "transfer", args.map(cvHex)),
+        }),
+      ).toBe(
+        libraryTx(
+          libNetwork,
+          sender,
+          9,
+          2500,
+          createContractCallPayload(other.address, "sim-token-alpha", "transfer", args),
+          PostConditionMode.Allow,
+          3,
+        ),
+      );
       const code = "(define-read-only (get-value) u7)\n";
-      expect(assembleTx(network, sender, { nonce: 0, fee: 9000, anchorMode: 3, postConditionMode: 2, payloadHex: versionedContractPayload("sim-contract-1", code, 3) })).toBe(
-        libraryTx(libNetwork, sender, 0, 9000, createSmartContractPayload("sim-contract-1", code, 3), PostConditionMode.Deny, 3),
+      expect(
+        assembleTx(network, sender, {
+          nonce: 0,
+          fee: 9000,
+          anchorMode: 3,
+          postConditionMode: 2,
+          payloadHex: versionedContractPayload("sim-contract-1", code, 3),
+        }),
+      ).toBe(
+        libraryTx(
+          libNetwork,
+          sender,
+          0,
+          9000,
+          createSmartContractPayload("sim-contract-1", code, 3),
+          PostConditionMode.Deny,
+          3,
+        ),
       );
       const tenure = { tenure: "11".repeat(20), previous: "22".repeat(20), end: "33".repeat(32) };
       expect(
@@ -114,17 +192,59 @@ describe("assembleTx", () => {
           }),
         }),
       ).toBe(
-        libraryTx(libNetwork, sender, 1, 0, createTenureChangePayload(tenure.tenure, tenure.previous, tenure.tenure, tenure.end, 4, 0 as TenureChangeCause, sender.hash160), PostConditionMode.Deny, 1),
+        libraryTx(
+          libNetwork,
+          sender,
+          1,
+          0,
+          createTenureChangePayload(
+            tenure.tenure,
+            tenure.previous,
+            tenure.tenure,
+            tenure.end,
+            4,
+            0 as TenureChangeCause,
+            sender.hash160,
+          ),
+          PostConditionMode.Deny,
+          1,
+        ),
       );
       const vrf = "ab".repeat(80);
-      expect(assembleTx(network, sender, { nonce: 2, fee: 0, anchorMode: 1, postConditionMode: 2, payloadHex: nakamotoCoinbasePayload("00".repeat(32), other.principalHex, vrf) })).toBe(
-        libraryTx(libNetwork, sender, 2, 0, createNakamotoCoinbasePayload(new Uint8Array(32), Cl.some(Cl.standardPrincipal(other.address)), Buffer.from(vrf, "hex")), PostConditionMode.Deny, 1),
+      expect(
+        assembleTx(network, sender, {
+          nonce: 2,
+          fee: 0,
+          anchorMode: 1,
+          postConditionMode: 2,
+          payloadHex: nakamotoCoinbasePayload("00".repeat(32), other.principalHex, vrf),
+        }),
+      ).toBe(
+        libraryTx(
+          libNetwork,
+          sender,
+          2,
+          0,
+          createNakamotoCoinbasePayload(
+            new Uint8Array(32),
+            Cl.some(Cl.standardPrincipal(other.address)),
+            Buffer.from(vrf, "hex"),
+          ),
+          PostConditionMode.Deny,
+          1,
+        ),
       );
     });
   }
 
   it("signs every transaction for real in full signing mode", () => {
-    const { payloads } = simulateChain({ seed: "full-signing", blocks: 4, eventsPerBlock: 6, accounts: 3, signing: "full" });
+    const { payloads } = simulateChain({
+      seed: "full-signing",
+      blocks: 4,
+      eventsPerBlock: 6,
+      accounts: 3,
+      signing: "full",
+    });
     let verified = 0;
     for (const block of blocksOf(payloads)) {
       for (const tx of block.transactions) {
@@ -137,7 +257,15 @@ describe("assembleTx", () => {
 
   it("uses a real signature of the account as the template", () => {
     const account = accountFromKey("x", derivePrivateKey("wire-test", "x"), "testnet");
-    const template = libraryTx("testnet", account, 0, 180, createTokenTransferPayload(account.address, 1, ""), PostConditionMode.Deny, 3);
+    const template = libraryTx(
+      "testnet",
+      account,
+      0,
+      180,
+      createTokenTransferPayload(account.address, 1, ""),
+      PostConditionMode.Deny,
+      3,
+    );
     expect(() => deserializeTransaction(template).verifyOrigin()).not.toThrow();
   });
 });
