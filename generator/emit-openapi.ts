@@ -31,6 +31,7 @@ export function buildOpenApi(model: SubgraphModel): Json {
     Object.assign(parameters, tableParameters(table.name, meta));
   }
   return {
+    "x-generated": jsonHeader(headerLines(model, "OpenAPI description")),
     openapi: "3.1.0",
     info: {
       title: `sluice subgraph ${model.name}`,
@@ -53,7 +54,6 @@ export function buildOpenApi(model: SubgraphModel): Json {
         },
       },
     },
-    "x-generated": jsonHeader(headerLines(model, "OpenAPI description")),
     "x-subgraph-name": model.name,
     "x-subgraph-version": model.version,
     "x-subgraph-schema-hash": model.schemaHash,

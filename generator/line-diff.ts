@@ -41,12 +41,12 @@ function diffLines(a: readonly string[], b: readonly string[]): Edit[] {
       edits.push({ op: " ", text: a[i], oldLine: i + 1, newLine: j + 1 });
       i++;
       j++;
-    } else if (j < m && (i === n || lcs[i * (m + 1) + j + 1] >= lcs[(i + 1) * (m + 1) + j])) {
-      edits.push({ op: "+", text: b[j], oldLine: i + 1, newLine: j + 1 });
-      j++;
-    } else {
+    } else if (i < n && (j === m || lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1])) {
       edits.push({ op: "-", text: a[i], oldLine: i + 1, newLine: j + 1 });
       i++;
+    } else {
+      edits.push({ op: "+", text: b[j], oldLine: i + 1, newLine: j + 1 });
+      j++;
     }
   }
   return edits;

@@ -4,7 +4,7 @@
  * specs/*.yaml, writes or checks generated/.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { type GenerateResult, generate, type SpecInput } from "./generate.js";
 import { REPO_ROOT, SPECS_DIR } from "./repo-paths.js";
 import { SpecValidationError } from "./spec-error.js";
@@ -82,7 +82,7 @@ export interface CheckResult {
 /** Compares `dir` with what the specs generate, including files that should not exist. */
 export async function checkGenerated(dir: string, specsDir = SPECS_DIR): Promise<CheckResult> {
   const files = await expectedFiles(specsDir);
-  const label = relative(REPO_ROOT, dir).split("\\").join("/") || ".";
+  const label = displayPath(dir);
   const parts: string[] = [];
   for (const [path, contents] of files) {
     const current = readOrUndefined(join(dir, path));
@@ -94,6 +94,13 @@ export async function checkGenerated(dir: string, specsDir = SPECS_DIR): Promise
   }
   if (parts.length === 0) return { ok: true, report: `${label}/ is up to date\n` };
   return { ok: false, report: `${parts.join("")}\n${label}/ is stale: run make generate and commit\n` };
+}
+
+/** `generated` for directories inside the repository, the absolute path otherwise. */
+function displayPath(dir: string): string {
+  const inside = relative(REPO_ROOT, dir);
+  if (inside === "") return ".";
+  return inside.startsWith("..") || isAbsolute(inside) ? dir : inside.split("\\").join("/");
 }
 
 function readOrUndefined(path: string): string | undefined {

@@ -8,7 +8,7 @@ import type { MixKey } from "./actions.js";
 import { type BurnBlock, burnBlockBody } from "./block-body.js";
 import { type BlockRecord, type ChainEnv, type ProducedBlock, produceBlock } from "./block-producer.js";
 import { simContracts } from "./contracts.js";
-import { type SimulatorOptions, resolveOptions } from "./options.js";
+import { type SimulatorInput, type SimulatorOptions, resolveOptions } from "./options.js";
 import { Prng, WeightedPicker } from "./prng.js";
 import { ChainState } from "./state.js";
 import { type GroundTruth, TruthRecorder } from "./truth.js";
@@ -39,7 +39,7 @@ export class ChainSimulator {
   private finished = false;
 
   /** `recordTruth: false` keeps memory flat for endless runs (`--follow`). */
-  constructor(input: Partial<SimulatorOptions> = {}, { recordTruth = true }: { recordTruth?: boolean } = {}) {
+  constructor(input: SimulatorInput = {}, { recordTruth = true }: { recordTruth?: boolean } = {}) {
     this.options = resolveOptions(input);
     const rng = new Prng(this.options.seed);
     const accounts = new AccountBook(this.options.seed, this.options.network, this.options.accounts);

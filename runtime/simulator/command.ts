@@ -4,7 +4,15 @@ import { type Command, InvalidArgumentError } from "commander";
 import { NETWORKS, type Network } from "../config/networks.js";
 import { MIX_KEYS } from "./actions.js";
 import { ChainSimulator } from "./chain.js";
-import { DEFAULT_OPTIONS, type Rate, type SigningMode, type SimulatorOptions, parseMix, parseRate } from "./options.js";
+import {
+  DEFAULT_OPTIONS,
+  type Rate,
+  type SigningMode,
+  type SimulatorInput,
+  type SimulatorOptions,
+  parseMix,
+  parseRate,
+} from "./options.js";
 import { postToObserver } from "./output.js";
 import { writeSimulation } from "./simulate.js";
 
@@ -135,7 +143,7 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option(
       "--mix <key=weight,...>",
-      `relative weights of the actions (others keep their defaults); keys: ${MIX_KEYS.join(", ")}; an event-type key runs an action whose main event has that type, bns runs the BNS-V2 name lifecycle, sbtc the sBTC deposit/withdrawal/key-rotation flows, deploy a contract deploy; defaults: ${MIX_KEYS.map((k) => `${k}=${d.mix[k]}`).join(",")}`,
+      `relative weights of the actions, replacing the default mix (keys not listed get 0); keys: ${MIX_KEYS.join(", ")}; an event-type key runs an action whose main event has that type, bns runs the BNS-V2 name lifecycle, sbtc the sBTC deposit/withdrawal/key-rotation flows, deploy a contract deploy; default mix: ${MIX_KEYS.map((k) => `${k}=${d.mix[k]}`).join(",")}`,
       wrap(parseMix),
     )
     .option("--start-height <n>", "Stacks height of the first block", integer(1), d.startHeight)
@@ -168,14 +176,14 @@ export function registerSimulateCommand(program: Command): void {
       if (flags.rate && !flags.post) fail("--rate only applies with --post");
       if (flags.truth && (!flags.post || flags.follow))
         fail("--truth applies with --post and without --follow (with --out the truth is written beside the TSV)");
-      const options: Partial<SimulatorOptions> = {
+      const options: SimulatorInput = {
         seed: flags.seed,
         blocks: flags.follow ? Number.POSITIVE_INFINITY : flags.blocks,
         eventsPerBlock: flags.eventsPerBlock,
         accounts: flags.accounts,
         network: flags.network,
         forkRate: flags.forkRate,
-        mix: { ...DEFAULT_OPTIONS.mix, ...flags.mix },
+        mix: flags.mix,
         startHeight: flags.startHeight,
         startBurnHeight: flags.startBurnHeight,
         abortRate: flags.abortRate,
@@ -190,7 +198,7 @@ export function registerSimulateCommand(program: Command): void {
     });
 }
 
-async function runToFile(options: Partial<SimulatorOptions>, out: string, log: (line: string) => void): Promise<void> {
+async function runToFile(options: SimulatorInput, out: string, log: (line: string) => void): Promise<void> {
   const started = performance.now();
   const { lines, truth, truthPath } = await writeSimulation(options, out);
   const seconds = (performance.now() - started) / 1000;
@@ -201,7 +209,7 @@ async function runToFile(options: Partial<SimulatorOptions>, out: string, log: (
 }
 
 async function runToObserver(
-  options: Partial<SimulatorOptions>,
+  options: SimulatorInput,
   flags: SimulateFlags,
   log: (line: string) => void,
 ): Promise<void> {

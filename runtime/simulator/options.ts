@@ -4,6 +4,9 @@ import { DEFAULT_MIX, MIX_KEYS, type MixKey } from "./actions.js";
 
 export type SigningMode = "template" | "full";
 
+/** Options as callers give them: `mix` lists the weights wanted (unlisted keys get 0). */
+export type SimulatorInput = Partial<Omit<SimulatorOptions, "mix">> & { mix?: Partial<Record<MixKey, number>> };
+
 export interface SimulatorOptions {
   /** Everything is derived from it: keys, hashes, choices, timestamps. */
   seed: string;
@@ -16,6 +19,7 @@ export interface SimulatorOptions {
   network: Network;
   /** Chance per block that a competing branch (depth 1–3) appears; half of them win. */
   forkRate: number;
+  /** Relative action weights (see actions.ts); a given mix replaces the default one, unlisted keys get 0. */
   mix: Record<MixKey, number>;
   startHeight: number;
   startBurnHeight: number;
@@ -46,8 +50,9 @@ export const DEFAULT_OPTIONS: SimulatorOptions = {
 };
 
 /** Fills defaults and checks ranges; throws RangeError naming the bad option. */
-export function resolveOptions(input: Partial<SimulatorOptions> = {}): SimulatorOptions {
-  const options: SimulatorOptions = { ...DEFAULT_OPTIONS, ...input, mix: { ...DEFAULT_MIX, ...input.mix } };
+export function resolveOptions(input: SimulatorInput = {}): SimulatorOptions {
+  const mix = input.mix ? { ...zeroMix(), ...input.mix } : { ...DEFAULT_MIX };
+  const options: SimulatorOptions = { ...DEFAULT_OPTIONS, ...input, mix };
   const check = (ok: boolean, message: string) => {
     if (!ok) throw new RangeError(message);
   };
@@ -79,7 +84,11 @@ export function resolveOptions(input: Partial<SimulatorOptions> = {}): Simulator
   return options;
 }
 
-/** `stx_transfer=5,ft_transfer=3` → weights (unnamed keys keep their defaults). */
+function zeroMix(): Record<MixKey, number> {
+  return Object.fromEntries(MIX_KEYS.map((key) => [key, 0])) as Record<MixKey, number>;
+}
+
+/** `stx_transfer=5,ft_transfer=3` → those weights (the caller's mix; unlisted keys get 0). */
 export function parseMix(text: string): Partial<Record<MixKey, number>> {
   const mix: Partial<Record<MixKey, number>> = {};
   for (const part of text

@@ -3,12 +3,12 @@ import { createWriteStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { ChainSimulator, type SimPayload } from "./chain.js";
-import type { SimulatorOptions } from "./options.js";
+import type { SimulatorInput } from "./options.js";
 import { writeReplayTsv } from "./output.js";
 import type { GroundTruth } from "./truth.js";
 
 /** Generates a whole (finite) simulation in memory: every payload plus the ground truth. */
-export function simulateChain(options: Partial<SimulatorOptions> = {}): { payloads: SimPayload[]; truth: GroundTruth } {
+export function simulateChain(options: SimulatorInput = {}): { payloads: SimPayload[]; truth: GroundTruth } {
   const simulator = new ChainSimulator(options);
   const payloads = [...simulator.payloads()];
   return { payloads, truth: simulator.truth() };
@@ -16,7 +16,7 @@ export function simulateChain(options: Partial<SimulatorOptions> = {}): { payloa
 
 /** Streams a simulation to an event-replay TSV and writes `<tsvPath>.truth.json` beside it. */
 export async function writeSimulation(
-  options: Partial<SimulatorOptions>,
+  options: SimulatorInput,
   tsvPath: string,
   { onProgress }: { onProgress?: (lines: number) => void } = {},
 ): Promise<{ lines: number; truth: GroundTruth; truthPath: string }> {

@@ -14,7 +14,7 @@ import {
 } from "../../../runtime/simulator/index.js";
 import { blocksOf } from "./helpers.js";
 
-async function tsvOf(options: Partial<SimulatorOptions>): Promise<string> {
+async function tsvOf(options: SimulatorInput): Promise<string> {
   const sink = new PassThrough();
   const chunks: Buffer[] = [];
   sink.on("data", (chunk: Buffer) => chunks.push(chunk));
