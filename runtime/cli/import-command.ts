@@ -25,6 +25,7 @@ export function registerImportCommand(program: Command): void {
       try {
         await migrate(db);
         const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations });
+        if (!opts.quiet) process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress());
         process.stderr.write(opts.quiet ? "" : "\n");
         process.stdout.write(`${describeSummary(file, summary)}\n`);

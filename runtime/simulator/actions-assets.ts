@@ -122,10 +122,10 @@ export function ftMint(ctx: ActionContext, recipientIndex = pickUser(ctx)): TxPl
   );
 }
 
-/** SIP-010 transfer by a holder (a mint to the picked user when they hold nothing), sometimes with a memo print. */
+/** SIP-010 transfer (sim tokens or sBTC) by a holder (a mint to the picked user when they hold nothing), sometimes with a memo print. */
 export function ftTransfer(ctx: ActionContext): TxPlan {
   const { rng, state } = ctx;
-  const token = rng.pick(ctx.contracts.fungibleTokens);
+  const token = rng.pick(ctx.contracts.transferableTokens);
   const from = pickUser(ctx);
   const balance = state.balance(token.assetIdentifier, from);
   if (balance === 0n) return ftMint(ctx, from);

@@ -86,7 +86,8 @@ export function produceBlock(
   const txs: NodeTx[] = [];
   const events: Record<string, unknown>[] = [];
 
-  const place = (draft: TxDraft, aborted: boolean, apply?: () => void, plan?: TxPlan) => {
+  /** Appends a transaction and its events; a committed plan then applies its state changes. */
+  const place = (draft: TxDraft, aborted: boolean, plan?: TxPlan) => {
     const nonce = state.takeNonce(draft.sender.label);
     const postConditionMode = aborted ? POST_CONDITION_DENY : draft.postConditionMode;
     let rawTx = assembleTx(options.network, draft.sender, {
@@ -128,9 +129,9 @@ export function produceBlock(
         });
       }
     }
-    if (!aborted) {
-      apply?.();
-      if (plan?.bnsOps) summary.bnsOps.push(...plan.bnsOps);
+    if (plan && !aborted) {
+      plan.apply();
+      if (plan.bnsOps) summary.bnsOps.push(...plan.bnsOps);
     }
   };
 
@@ -178,7 +179,7 @@ export function produceBlock(
     const plan = runAction(env.mix.pick(rng), ctx);
     const aborted = plan.canAbort && rng.chance(options.abortRate);
     const postConditionMode = plan.txType === "contract_call" ? POST_CONDITION_ALLOW : POST_CONDITION_DENY;
-    place({ ...plan, anchorMode: ANCHOR_ANY, postConditionMode }, aborted, plan.apply, plan);
+    place({ ...plan, anchorMode: ANCHOR_ANY, postConditionMode }, aborted, plan);
     produced += plan.events.length;
   }
   const journal = state.end();

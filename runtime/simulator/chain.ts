@@ -103,7 +103,7 @@ export class ChainSimulator {
   truth(): GroundTruth {
     if (!this.recorder) throw new Error("truth recording was turned off");
     if (!this.finished) throw new Error("consume all payloads before asking for the truth");
-    return this.recorder.compute({ ...this.options, blocks: this.options.blocks });
+    return this.recorder.compute({ ...this.options });
   }
 
   private *extend(first: boolean): Generator<SimPayload> {

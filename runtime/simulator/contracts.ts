@@ -27,7 +27,10 @@ export interface SimContracts {
   sbtcWithdrawal: string;
   sbtcBootstrapSigners: string;
   utils: string;
+  /** SIP-010 tokens the deployer mints and burns. */
   fungibleTokens: AssetContract[];
+  /** Tokens users transfer: the sim tokens plus sBTC (held after deposits). */
+  transferableTokens: AssetContract[];
   nftCollections: AssetContract[];
   /** Deployed by the deployer account in the first block, in this order. */
   deploys: ContractSource[];
@@ -50,6 +53,10 @@ export function simContracts(network: Network, deployerAddress: string): SimCont
   // On devnet the BNS-V2 and sBTC ids live under the deployer: the simulator deploys stand-ins for them.
   if (known.bnsContractId.startsWith(`${deployerAddress}.`)) deploys.push(bnsStandIn());
   if (sbtcDeployer === deployerAddress) deploys.push(...sbtcStandIns());
+  const fungibleTokens = tokens.map((t) => ({
+    contractId: own(t.name),
+    assetIdentifier: `${own(t.name)}::${t.abi.fungible_tokens[0].name}`,
+  }));
   return {
     pox4: `${BOOT_ADDRESS[network]}.pox-4`,
     bns: known.bnsContractId,
@@ -62,10 +69,11 @@ export function simContracts(network: Network, deployerAddress: string): SimCont
     sbtcWithdrawal: `${sbtcDeployer}.sbtc-withdrawal`,
     sbtcBootstrapSigners: `${sbtcDeployer}.sbtc-bootstrap-signers`,
     utils: own(utils.name),
-    fungibleTokens: tokens.map((t) => ({
-      contractId: own(t.name),
-      assetIdentifier: `${own(t.name)}::${t.abi.fungible_tokens[0].name}`,
-    })),
+    fungibleTokens,
+    transferableTokens: [
+      ...fungibleTokens,
+      { contractId: known.sbtcTokenContractId, assetIdentifier: known.sbtcAssetIdentifier },
+    ],
     nftCollections: collections.map((c) => ({
       contractId: own(c.name),
       assetIdentifier: `${own(c.name)}::${c.abi.non_fungible_tokens[0].name}`,

@@ -8,6 +8,7 @@ export {
   resolveOptions,
   type Rate,
   type SigningMode,
+  type SimulatorInput,
   type SimulatorOptions,
 } from "./options.js";
 export { postToObserver, replayLine, writeReplayTsv, type PostOptions, type PostResult } from "./output.js";

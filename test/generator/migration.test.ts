@@ -99,7 +99,7 @@ describe("committed migrations on PGlite", () => {
       "CREATE INDEX holdings_holder_trgm ON sg_asset_holdings.holdings USING gin (holder gin_trgm_ops)",
       "CREATE UNIQUE INDEX holdings_kind_asset_identifier_holder_key ON sg_asset_holdings.holdings USING btree (kind, asset_identifier, holder)",
       "CREATE INDEX holdings_kind_idx ON sg_asset_holdings.holdings USING btree (kind, _id)",
-      "CREATE INDEX holdings_pkey ON sg_asset_holdings.holdings USING btree (_id)".replace("CREATE INDEX", "CREATE UNIQUE INDEX"),
+      "CREATE UNIQUE INDEX holdings_pkey ON sg_asset_holdings.holdings USING btree (_id)",
     ]);
   });
 

@@ -85,9 +85,18 @@ describe.skipIf(!hasFixtures)(`import killed with SIGKILL (seed ${SEED})`, () =>
     const totalRequests = fs.readFileSync(input, "utf8").trimEnd().split("\n").length;
     const journaledAfterKill: number[] = [];
     for (let kill = 0; kill < 3; kill++) {
-      const child = spawnCli(["import", "--quiet", input], crashed.env);
+      const child = spawnCli(["import", input], crashed.env);
       const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-      await new Promise((r) => setTimeout(r, 1_000 + random() * 2_500));
+      // Kill at a random moment after the import loop began (it announces itself on stderr).
+      await new Promise<void>((resolve) => {
+        let err = "";
+        child.stderr?.on("data", (d) => {
+          err += d;
+          if (err.includes("importing ")) resolve();
+        });
+        void exited.then(() => resolve());
+      });
+      await new Promise((r) => setTimeout(r, random() * 400));
       child.kill("SIGKILL");
       await exited;
       const db = await crashed.open().catch(() => null); // killed before the schema existed

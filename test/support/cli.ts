@@ -4,10 +4,12 @@ import path from "node:path";
 import { REPO_ROOT } from "./fixtures.js";
 
 export const CLI_ENTRY = path.join(REPO_ROOT, "runtime/cli/main.ts");
-const TSX = path.join(REPO_ROOT, "node_modules/.bin/tsx");
+// `node --import tsx` keeps the CLI in ONE process, so a signal reaches the real process (the tsx
+// launcher would spawn a child and a SIGKILL would orphan it).
+const NODE_ARGS = ["--import", "tsx"];
 
 export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(TSX, [CLI_ENTRY, ...args], {
+  return spawn(process.execPath, [...NODE_ARGS, CLI_ENTRY, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: "error", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -35,6 +37,47 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+export const SERVICE_ENTRY = path.join(REPO_ROOT, "runtime/main.ts");
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  apiUrl: string;
+  observerUrl: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+}
+
+/** Starts `npm start`'s entry from source on ephemeral ports; resolves once it logs that it started. */
+export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...NODE_ARGS, SERVICE_ENTRY], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, API_PORT: "0", OBSERVER_PORT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`service did not start:\n${err}`));
+    }, timeoutMs);
+    child.stderr?.on("data", (d) => {
+      err += d;
+      const m = /"msg":"sluice started".*?"api":"([^"]+)".*?"observer":"([^"]+)"/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, apiUrl: m[1], observerUrl: m[2], exited, stderr: () => err });
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before starting:\n${err}`));
     });
   });
 }

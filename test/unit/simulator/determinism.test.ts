@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 import {
   ChainSimulator,
-  type SimulatorOptions,
+  type SimulatorInput,
   writeReplayTsv,
   writeSimulation,
 } from "../../../runtime/simulator/index.js";
@@ -66,6 +66,24 @@ describe("determinism", () => {
     expect(JSON.parse(await readFile(truthPath, "utf8"))).toEqual(JSON.parse(JSON.stringify(truth)));
     expect((await readFile(file, "utf8")).trimEnd().split("\n")).toHaveLength(lines);
     expect(truth.payloadCount).toBe(lines);
+  });
+});
+
+describe("options", () => {
+  it("a given mix replaces the default one; events per block average out near the target", () => {
+    const simulator = new ChainSimulator({
+      seed: "mix",
+      blocks: 30,
+      eventsPerBlock: 12,
+      mix: { stx_transfer: 1 },
+      forkRate: 0,
+    });
+    const blocks = blocksOf([...simulator.payloads()]);
+    const types = new Set(blocks.flatMap((b) => b.events.map((e) => e.type)));
+    expect(types).toEqual(new Set(["stx_transfer_event"]));
+    const mean = blocks.reduce((n, b) => n + b.events.length, 0) / blocks.length;
+    expect(mean).toBeGreaterThan(12 * 0.8);
+    expect(mean).toBeLessThan(12 * 1.2);
   });
 });
 
