@@ -50,7 +50,8 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
   const typeNames = new Map<string, string>();
   for (const [name, raw] of Object.entries(spec.tables)) {
     const clash = typeNames.get(pascalCase(name));
-    if (clash !== undefined) report.at(["tables", name], `table "${name}" clashes with "${clash}" (same generated type name)`, "key");
+    if (clash !== undefined)
+      report.at(["tables", name], `table "${name}" clashes with "${clash}" (same generated type name)`, "key");
     typeNames.set(pascalCase(name), name);
     const columns: ColumnModel[] = [];
     for (const [columnName, column] of Object.entries(raw.columns)) {
@@ -61,7 +62,10 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
       }
       const searchable = attributes.includes("searchable");
       if (searchable && !SEARCHABLE_TYPES.includes(column.type)) {
-        report.at([...path, "attributes"], `searchable needs a text or principal column; "${columnName}" is ${column.type}`);
+        report.at(
+          [...path, "attributes"],
+          `searchable needs a text or principal column; "${columnName}" is ${column.type}`,
+        );
       }
       columns.push({
         name: columnName,
@@ -76,11 +80,19 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
       key.filter((column, c) => {
         if (columns.some((col) => col.name === column)) return true;
         const names = columns.map((col) => col.name);
-        report.at(["tables", name, "uniqueKeys", k, c], `unknown column "${column}" in unique key${didYouMean(column, names)}`);
+        report.at(
+          ["tables", name, "uniqueKeys", k, c],
+          `unknown column "${column}" in unique key${didYouMean(column, names)}`,
+        );
         return false;
       }),
     );
-    tables.push({ name, ...(raw.description === undefined ? {} : { description: raw.description }), columns, uniqueKeys });
+    tables.push({
+      name,
+      ...(raw.description === undefined ? {} : { description: raw.description }),
+      columns,
+      uniqueKeys,
+    });
   }
   return tables;
 }
@@ -106,17 +118,30 @@ function checkConfigRefs(value: string, path: (string | number)[], report: Repor
     if (ref === null) {
       report.inString(path, offset, `source filters may only use \${config.X}, found "\${${match[1]}}"`);
     } else if (!CONFIG_KEYS.includes(ref[1])) {
-      report.inString(path, offset, `unknown configuration key "${ref[1]}"${didYouMean(ref[1], CONFIG_KEYS)}; keys are ${CONFIG_KEYS.join(", ")}`);
+      report.inString(
+        path,
+        offset,
+        `unknown configuration key "${ref[1]}"${didYouMean(ref[1], CONFIG_KEYS)}; keys are ${CONFIG_KEYS.join(", ")}`,
+      );
     }
   }
 }
 
-function buildHandlers(spec: RawSpec, sources: readonly SourceModel[], tables: readonly TableModel[], report: Reporter): HandlerModel[] {
+function buildHandlers(
+  spec: RawSpec,
+  sources: readonly SourceModel[],
+  tables: readonly TableModel[],
+  report: Reporter,
+): HandlerModel[] {
   const handlers: HandlerModel[] = [];
   for (const [sourceName, rawOps] of Object.entries(spec.handlers)) {
     if (!sources.some((s) => s.name === sourceName)) {
       const names = sources.map((s) => s.name);
-      report.at(["handlers", sourceName], `handler for unknown source "${sourceName}"${didYouMean(sourceName, names)}; sources are ${names.join(", ")}`, "key");
+      report.at(
+        ["handlers", sourceName],
+        `handler for unknown source "${sourceName}"${didYouMean(sourceName, names)}; sources are ${names.join(", ")}`,
+        "key",
+      );
       continue;
     }
     const operations: OperationModel[] = [];
@@ -138,7 +163,10 @@ function hashOf(name: string, sources: readonly SourceModel[], tables: readonly 
         t.name,
         {
           columns: Object.fromEntries(
-            t.columns.map((c) => [c.name, { type: c.type, indexed: c.indexed, searchable: c.searchable, nullable: c.nullable }]),
+            t.columns.map((c) => [
+              c.name,
+              { type: c.type, indexed: c.indexed, searchable: c.searchable, nullable: c.nullable },
+            ]),
           ),
           uniqueKeys: t.uniqueKeys,
         },

@@ -36,7 +36,10 @@ export function buildOperation(
   const table = tables.find((t) => t.name === tableName);
   if (table === undefined) {
     const names = tables.map((t) => t.name);
-    report.at([...path, kind], `unknown table "${tableName}"${didYouMean(tableName, names)}; tables are ${names.join(", ")}`);
+    report.at(
+      [...path, kind],
+      `unknown table "${tableName}"${didYouMean(tableName, names)}; tables are ${names.join(", ")}`,
+    );
     return undefined;
   }
   const when = raw.when === undefined ? undefined : buildCondition(raw.when, [...path, "when"], report);
@@ -83,15 +86,34 @@ export function buildOperation(
       const key = assign("key", op.key);
       const deltas = buildDeltas(op.add, [...path, "add"], table, report);
       const values = op.values === undefined ? [] : assign("values", op.values);
-      requireUniqueKey(table, key.map((a) => a.column), [...path, "key"], "increment", report);
-      for (const [section, list] of [["add", deltas], ["values", values]] as const) {
+      requireUniqueKey(
+        table,
+        key.map((a) => a.column),
+        [...path, "key"],
+        "increment",
+        report,
+      );
+      for (const [section, list] of [
+        ["add", deltas],
+        ["values", values],
+      ] as const) {
         for (const assignment of list) {
           if (key.some((k) => k.column === assignment.column)) {
-            report.at([...path, section, assignment.column], `column "${assignment.column}" is already in the key`, "key");
+            report.at(
+              [...path, section, assignment.column],
+              `column "${assignment.column}" is already in the key`,
+              "key",
+            );
           }
         }
       }
-      requireColumns(table, [op.key, op.add, op.values ?? {}], [...path, "key"], `increment of "${table.name}"`, report);
+      requireColumns(
+        table,
+        [op.key, op.add, op.values ?? {}],
+        [...path, "key"],
+        `increment of "${table.name}"`,
+        report,
+      );
       return { kind, table: table.name, when, key, deltas, values };
     }
   }
@@ -175,7 +197,8 @@ function parseOrReport(parse: () => Expr, path: SpecPath, report: Reporter): Exp
 /** Why a value of `type` cannot go into `column`, if it cannot. */
 function assignmentProblem(column: ColumnModel, type: ValueType): string | undefined {
   if (type === "json") return undefined;
-  if (type === "null") return column.nullable ? undefined : `column "${column.name}" is not nullable; it cannot be null`;
+  if (type === "null")
+    return column.nullable ? undefined : `column "${column.name}" is not nullable; it cannot be null`;
   const fits: Record<string, readonly ValueType[]> = {
     text: ["text", "number"],
     principal: ["text"],
@@ -201,12 +224,21 @@ function findColumn(
   const column = [...table.columns, ...extraColumns].find((c) => c.name === name);
   if (column === undefined) {
     const names = table.columns.map((c) => c.name);
-    report.at(path, `unknown column "${name}" in table "${table.name}"${didYouMean(name, names)}; columns are ${names.join(", ")}`, "key");
+    report.at(
+      path,
+      `unknown column "${name}" in table "${table.name}"${didYouMean(name, names)}; columns are ${names.join(", ")}`,
+      "key",
+    );
   }
   return column;
 }
 
-function checkColumnList(columns: readonly string[], path: SpecPath, table: TableModel, report: Reporter): string[] | undefined {
+function checkColumnList(
+  columns: readonly string[],
+  path: SpecPath,
+  table: TableModel,
+  report: Reporter,
+): string[] | undefined {
   let ok = true;
   columns.forEach((name, index) => {
     if (findColumn(table, name, [...path, index], report) === undefined) ok = false;
@@ -214,8 +246,16 @@ function checkColumnList(columns: readonly string[], path: SpecPath, table: Tabl
   return ok ? [...columns] : undefined;
 }
 
-function requireUniqueKey(table: TableModel, key: readonly string[], path: SpecPath, kind: string, report: Reporter): void {
-  const matches = table.uniqueKeys.some((unique) => unique.length === key.length && unique.every((c) => key.includes(c)));
+function requireUniqueKey(
+  table: TableModel,
+  key: readonly string[],
+  path: SpecPath,
+  kind: string,
+  report: Reporter,
+): void {
+  const matches = table.uniqueKeys.some(
+    (unique) => unique.length === key.length && unique.every((c) => key.includes(c)),
+  );
   if (matches) return;
   const declared =
     table.uniqueKeys.length === 0

@@ -55,9 +55,7 @@ export async function emitClient(model: SubgraphModel): Promise<string> {
     parameters: [{ name: "options", type: "FetchClientOptions" }],
     statements: [
       "const http = createFetchClient(options);",
-      `return ${tsObject(
-        model.tables.map((table) => [table.name, tableMethods(model.name, table.name)] as const),
-      )};`,
+      `return ${tsObject(model.tables.map((table) => [table.name, tableMethods(model.name, table.name)] as const))};`,
     ],
   });
   file.addTypeAlias({

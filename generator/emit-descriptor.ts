@@ -23,7 +23,9 @@ export function buildDescriptor(model: SubgraphModel): Json {
     serverUrl: SERVER_URL_PLACEHOLDER,
     ...(model.startBlock === undefined ? {} : { startBlock: model.startBlock }),
     sources: Object.fromEntries(model.sources.map((s) => [s.name, { type: s.type, ...s.filter }])),
-    tables: Object.fromEntries(model.tables.map((table) => [table.name, tableDescriptor(model.name, buildTableMeta(table))])),
+    tables: Object.fromEntries(
+      model.tables.map((table) => [table.name, tableDescriptor(model.name, buildTableMeta(table))]),
+    ),
   };
 }
 
@@ -80,7 +82,10 @@ function examples(subgraph: string, meta: TableMeta): Json[] {
   if (filterColumn !== undefined) {
     const [name, column] = filterColumn;
     const value = isNumericType(column.type) ? "1000" : (SAMPLE_VALUES[column.type] ?? "example");
-    result.push({ description: `Rows with a given ${name}`, request: `GET ${path}?${name}=${encodeURIComponent(value)}` });
+    result.push({
+      description: `Rows with a given ${name}`,
+      request: `GET ${path}?${name}=${encodeURIComponent(value)}`,
+    });
   }
   if (meta.searchable.length > 0) {
     result.push({ description: `Search ${meta.searchable.join(", ")}`, request: `GET ${path}?_search=example` });

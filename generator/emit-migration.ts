@@ -57,10 +57,20 @@ function columnView(column: ColumnModel): { name: string; definition: string } {
 function indexViews(table: TableModel): IndexView[] {
   const btree = (columns: readonly string[]) => columns.map(sqlIdent).join(", ");
   const indexes: IndexView[] = [
-    { name: indexName([table.name, "_block_height", "idx"]), unique: false, method: "", columns: btree(["_block_height", "_id"]) },
+    {
+      name: indexName([table.name, "_block_height", "idx"]),
+      unique: false,
+      method: "",
+      columns: btree(["_block_height", "_id"]),
+    },
   ];
   for (const column of table.columns.filter((c) => c.indexed)) {
-    indexes.push({ name: indexName([table.name, column.name, "idx"]), unique: false, method: "", columns: btree([column.name, "_id"]) });
+    indexes.push({
+      name: indexName([table.name, column.name, "idx"]),
+      unique: false,
+      method: "",
+      columns: btree([column.name, "_id"]),
+    });
   }
   for (const key of table.uniqueKeys) {
     indexes.push({ name: indexName([table.name, ...key, "key"]), unique: true, method: "", columns: btree(key) });

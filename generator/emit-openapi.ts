@@ -111,7 +111,12 @@ function tablePaths(subgraph: string, table: TableModel, meta: TableMeta): Json 
       ),
     },
     [operationPath(subgraph, name, "count")]: {
-      get: operation("count", `Count ${name} rows matching the filters`, listParameters, ok("The count.", schemaRef("CountResponse"))),
+      get: operation(
+        "count",
+        `Count ${name} rows matching the filters`,
+        listParameters,
+        ok("The count.", schemaRef("CountResponse")),
+      ),
     },
     [operationPath(subgraph, name, "aggregate")]: {
       get: operation(
@@ -125,7 +130,15 @@ function tablePaths(subgraph: string, table: TableModel, meta: TableMeta): Json 
       get: operation(
         "get",
         `One ${name} row by _id`,
-        [{ name: "id", in: "path", required: true, description: "The row's _id.", schema: { type: "integer", minimum: 1 } }],
+        [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "The row's _id.",
+            schema: { type: "integer", minimum: 1 },
+          },
+        ],
         ok("The row.", schemaRef(row)),
       ),
     },

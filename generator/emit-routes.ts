@@ -112,7 +112,10 @@ function compileHandler(handler: HandlerModel, helpers: Set<string>, indent: str
 
 function compileOperation(op: OperationModel, helpers: Set<string>, indent: string): string {
   const values = (list: readonly Assignment[]) =>
-    tsObject(list.map((a) => [a.column, compileExpression(a.expr, helpers)] as const), `${indent}  `);
+    tsObject(
+      list.map((a) => [a.column, compileExpression(a.expr, helpers)] as const),
+      `${indent}  `,
+    );
   const entries: [string, string][] = [
     ["kind", tsString(op.kind)],
     ["table", tsString(op.table)],
@@ -133,7 +136,13 @@ function compileOperation(op: OperationModel, helpers: Set<string>, indent: stri
     case "increment":
       entries.push(
         ["key", values(op.key)],
-        ["deltas", tsObject(op.deltas.map((a) => [a.column, compileDelta(a.expr, helpers)] as const), `${indent}  `)],
+        [
+          "deltas",
+          tsObject(
+            op.deltas.map((a) => [a.column, compileDelta(a.expr, helpers)] as const),
+            `${indent}  `,
+          ),
+        ],
       );
       if (op.values.length > 0) entries.push(["values", values(op.values)]);
       break;

@@ -30,7 +30,9 @@ function diffLines(a: readonly string[], b: readonly string[]): Edit[] {
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
       lcs[i * (m + 1) + j] =
-        a[i] === b[j] ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
+        a[i] === b[j]
+          ? lcs[(i + 1) * (m + 1) + j + 1] + 1
+          : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
     }
   }
   const edits: Edit[] = [];

@@ -21,8 +21,9 @@ export interface LoadedSpec {
 export type LoadResult = { ok: true; loaded: LoadedSpec } | { ok: false; errors: SpecError[] };
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
 let validator: ValidateFunction | undefined;
 

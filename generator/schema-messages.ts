@@ -57,7 +57,11 @@ function translate(error: ErrorObject): Translated | null {
       }
       const suggestion = didYouMean(key, allowed);
       const expected = suggestion !== "" ? suggestion : ` (expected one of: ${allowed.join(", ")})`;
-      return { path: [...path, key], target: "key", message: `unknown key "${key}" in ${context(name, path)}${expected}` };
+      return {
+        path: [...path, key],
+        target: "key",
+        message: `unknown key "${key}" in ${context(name, path)}${expected}`,
+      };
     }
     case "required": {
       const missing = (error.params as { missingProperty: string }).missingProperty;

@@ -21,8 +21,7 @@ export function formatSpecError(error: SpecError): string {
 /** Errors in reading order (line, column, then message) so output is stable. */
 export function sortSpecErrors(errors: readonly SpecError[]): SpecError[] {
   return [...errors].sort(
-    (a, b) =>
-      a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.message.localeCompare(b.message),
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.message.localeCompare(b.message),
   );
 }
 

@@ -26,5 +26,7 @@ export function renderTemplate(name: string, view: object): string {
     template = handlebars.compile(text, { strict: true, noEscape: true });
     compiled.set(name, template);
   }
-  return `${template(view).replace(/\n{3,}/g, "\n\n").trimEnd()}\n`;
+  return `${template(view)
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
 }

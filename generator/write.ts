@@ -87,7 +87,8 @@ export async function checkGenerated(dir: string, specsDir = SPECS_DIR): Promise
   for (const [path, contents] of files) {
     const current = readOrUndefined(join(dir, path));
     if (current === undefined) parts.push(`missing: ${label}/${path}\n`);
-    else if (current !== contents) parts.push(unifiedDiff(current, contents, `${label}/${path} (on disk)`, `${label}/${path} (from specs)`));
+    else if (current !== contents)
+      parts.push(unifiedDiff(current, contents, `${label}/${path} (on disk)`, `${label}/${path} (from specs)`));
   }
   for (const path of listFiles(dir)) {
     if (!files.has(path)) parts.push(`should not exist: ${label}/${path}\n`);

@@ -47,7 +47,9 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       const segment = path[i];
       const last = i === path.length - 1;
       if (isMap(node)) {
-        const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+        const pair = node.items.find(
+          (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment),
+        );
         if (pair === undefined) return { node: null, offset };
         if (last && target === "key") return { node: pair.key as Node, offset: nodeStart(pair.key) ?? offset };
         node = pair.value;
@@ -71,7 +73,8 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       if (!isScalar(node)) return at(start);
       const scalar = node as Scalar;
       const value = String(scalar.value);
-      const singleLine = !value.includes("\n") && (scalar.source === undefined || !String(scalar.source).includes("\n"));
+      const singleLine =
+        !value.includes("\n") && (scalar.source === undefined || !String(scalar.source).includes("\n"));
       if (scalar.type === "PLAIN" && singleLine) return at(start + offset);
       if ((scalar.type === "QUOTE_SINGLE" || scalar.type === "QUOTE_DOUBLE") && singleLine) {
         const raw = text.slice(start + 1, (scalar.range?.[1] ?? start + 1) - 1);

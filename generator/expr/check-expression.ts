@@ -77,7 +77,10 @@ function checkPath(root: string, segments: readonly string[], offset: number, is
   const fields = VIEW_FIELDS[root];
   if (fields === undefined) {
     const known = [...PATH_ROOTS, ...FUNCTION_NAMES];
-    issues.push({ offset, message: `unknown name "${root}"${didYouMean(root, known)}; paths start with event, tx, block or config` });
+    issues.push({
+      offset,
+      message: `unknown name "${root}"${didYouMean(root, known)}; paths start with event, tx, block or config`,
+    });
     return "json";
   }
   if (segments.length === 0) {

@@ -31,7 +31,11 @@ export function compileExpression(expr: Expr, helpers: Set<string>): string {
     case "call": {
       const helper = FUNCTION_HELPERS[expr.fn];
       if (helper === undefined) throw new Error(`unchecked function ${expr.fn}`);
-      return useHelper(helper, expr.args.map((arg) => compileExpression(arg, helpers)), helpers);
+      return useHelper(
+        helper,
+        expr.args.map((arg) => compileExpression(arg, helpers)),
+        helpers,
+      );
     }
     case "compare": {
       const left = compileExpression(expr.left, helpers);

@@ -152,7 +152,7 @@ class Parser {
     while (this.isPunct(".")) {
       this.next();
       const segment = this.next();
-      if (segment.kind !== "name") throw unexpected(segment, "a field name after \".\"");
+      if (segment.kind !== "name") throw unexpected(segment, 'a field name after "."');
       segments.push(segment.text);
     }
     return { kind: "path", offset: token.offset, root: token.text, segments };

@@ -54,5 +54,6 @@ function findClosingBrace(source: string, from: number): number {
       return i;
     }
   }
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the message quotes the spec syntax
   throw new ExprSyntaxError(from - 2, 'unterminated "${" (expected a closing "}")');
 }

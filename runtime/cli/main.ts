@@ -2,6 +2,9 @@
 /** The `sluice` CLI (DESIGN.md §1 entry points): every command has --help. */
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../internal/errors.js";
+import { registerGeneratorCommands } from "../../generator/commands.js";
+import { registerSimulateCommand } from "../simulator/index.js";
+import { registerDevCommand } from "./dev-command.js";
 import { registerImportCommand } from "./import-command.js";
 
 const program = new Command("sluice")
@@ -10,6 +13,9 @@ const program = new Command("sluice")
   .exitOverride();
 
 registerImportCommand(program);
+registerSimulateCommand(program);
+registerGeneratorCommands(program);
+registerDevCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,6 +3,7 @@
  * holds an advisory lock, so two processes starting at once apply each migration exactly once.
  */
 import * as core from "./migrations/0001-core.js";
+import * as eventIndexes from "./migrations/0002-event-indexes.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -11,7 +12,10 @@ export interface Migration {
   sql: string;
 }
 
-export const CORE_MIGRATIONS: Migration[] = [{ version: 1, name: core.name, sql: core.sql }];
+export const CORE_MIGRATIONS: Migration[] = [
+  { version: 1, name: core.name, sql: core.sql },
+  { version: 2, name: eventIndexes.name, sql: eventIndexes.sql },
+];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */
 const MIGRATION_LOCK_KEY = 7_301_955_001;

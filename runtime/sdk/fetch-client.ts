@@ -67,9 +67,7 @@ function errorFromBody(status: number, text: string): FetchClientError {
   try {
     const body = JSON.parse(text) as { error?: unknown; code?: unknown; details?: unknown };
     const details =
-      body.details !== null && typeof body.details === "object"
-        ? (body.details as Record<string, unknown>)
-        : undefined;
+      body.details !== null && typeof body.details === "object" ? (body.details as Record<string, unknown>) : undefined;
     return new FetchClientError(
       status,
       typeof body.code === "string" ? body.code : "HTTP_ERROR",

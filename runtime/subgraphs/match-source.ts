@@ -90,7 +90,7 @@ function fieldMatches(field: string, expected: string, ctx: HandlerContext, impl
     }
     case "trait": {
       const contract = event.contract_id ?? tx.contract_id;
-      return contract !== null && implementsTrait !== undefined && implementsTrait(contract, expected);
+      return contract !== null && implementsTrait?.(contract, expected) === true;
     }
     default:
       return false;

@@ -2,6 +2,7 @@
  * loadSpec + buildModel (STYLE.md "Generator"): every mistake collected with its location and a
  * message saying what is expected — the rules golden cases do not already pin down.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${expression} in plain strings
 import { describe, expect, it } from "vitest";
 import { errorsOfYaml, modelFromYaml } from "./spec-fixture.js";
 
@@ -18,7 +19,9 @@ handlers: ${handlers}
 describe("buildModel", () => {
   it("normalizes a spec into ordered, frozen parts", () => {
     const model = modelFromYaml(
-      spec("  t:\n    columns:\n      b: { type: uint, attributes: [indexed] }\n      a: { type: text, attributes: [nullable] }"),
+      spec(
+        "  t:\n    columns:\n      b: { type: uint, attributes: [indexed] }\n      a: { type: text, attributes: [nullable] }",
+      ),
     );
     expect(model.tables[0].columns.map((c) => [c.name, c.type, c.indexed, c.nullable])).toEqual([
       ["b", "uint", true, false],
@@ -74,11 +77,16 @@ describe("buildModel", () => {
     [
       "an entry that is not an operation",
       spec("  t:\n    columns: { x: { type: text } }", "\n  s:\n    - inserts: t"),
-      ["spec.yaml:11:7: expected an operation: a mapping with one of the keys insert, upsert, update, delete, increment"],
+      [
+        "spec.yaml:11:7: expected an operation: a mapping with one of the keys insert, upsert, update, delete, increment",
+      ],
     ],
     [
       "an operation missing its keys, and one with two operation keys (the first in insert, upsert, update, delete, increment order wins)",
-      spec("  t:\n    columns: { x: { type: text } }", "\n  s:\n    - insert: t\n    - delete: t\n      update: t\n      key: { x: a }"),
+      spec(
+        "  t:\n    columns: { x: { type: text } }",
+        "\n  s:\n    - insert: t\n    - delete: t\n      update: t\n      key: { x: a }",
+      ),
       [
         'spec.yaml:11:7: the insert operation at handlers.s.0 is missing the required key "values"',
         'spec.yaml:12:7: the update operation at handlers.s.1 is missing the required key "set"',
@@ -87,8 +95,10 @@ describe("buildModel", () => {
     ],
     [
       "upsert values that leave out the key",
-      spec("  t:\n    columns:\n      k: { type: text }\n      v: { type: text, attributes: [nullable] }\n    uniqueKeys: [[k]]",
-        "\n  s:\n    - upsert: t\n      key: [k]\n      values:\n        v: x"),
+      spec(
+        "  t:\n    columns:\n      k: { type: text }\n      v: { type: text, attributes: [nullable] }\n    uniqueKeys: [[k]]",
+        "\n  s:\n    - upsert: t\n      key: [k]\n      values:\n        v: x",
+      ),
       [
         'spec.yaml:17:9: upsert into "t" does not set the required column "k" (set it or mark it nullable)',
         'spec.yaml:17:9: upsert values must set the key column "k"',
@@ -96,8 +106,10 @@ describe("buildModel", () => {
     ],
     [
       "an increment whose key is not unique, and a delta on a key column",
-      spec("  t:\n    columns:\n      k: { type: text }\n      n: { type: int }\n    uniqueKeys: [[k, n]]",
-        "\n  s:\n    - increment: t\n      key: { k: a }\n      add: { k: 1, n: 2 }"),
+      spec(
+        "  t:\n    columns:\n      k: { type: text }\n      n: { type: int }\n    uniqueKeys: [[k, n]]",
+        "\n  s:\n    - increment: t\n      key: { k: a }\n      add: { k: 1, n: 2 }",
+      ),
       [
         'spec.yaml:15:12: increment key (k) is not a unique key of table "t"; unique keys of "t": (k, n)',
         'spec.yaml:16:14: cannot increment column "k" of type text; increment needs an int, uint or bigint column',
@@ -105,8 +117,13 @@ describe("buildModel", () => {
     ],
     [
       "errors inside quoted values point into the expression",
-      spec("  t:\n    columns: { x: { type: text } }", "\n  s:\n    - insert: t\n      values:\n        x: \"id ${tx.idd}\""),
-      ['spec.yaml:13:18: unknown field "tx.idd" (did you mean "id"?); tx has id, sender, type, contract_id, function_name, status, index'],
+      spec(
+        "  t:\n    columns: { x: { type: text } }",
+        '\n  s:\n    - insert: t\n      values:\n        x: "id ${tx.idd}"',
+      ),
+      [
+        'spec.yaml:13:18: unknown field "tx.idd" (did you mean "id"?); tx has id, sender, type, contract_id, function_name, status, index',
+      ],
     ],
   ];
   it.each(cases)("reports %s", (_name, text, want) => {
@@ -124,7 +141,9 @@ describe("buildModel", () => {
   });
 
   it("collects every schema error at once", () => {
-    const errors = errorsOfYaml("name: Bad\nversion: 1\ndescription: d\nsources: {}\ntables: {}\nhandlers: {}\nextra: 1\n");
+    const errors = errorsOfYaml(
+      "name: Bad\nversion: 1\ndescription: d\nsources: {}\ntables: {}\nhandlers: {}\nextra: 1\n",
+    );
     expect(errors).toEqual([
       'spec.yaml:1:7: invalid subgraph name "Bad": expected a name of lower-case letters, digits, "-" and "_" that starts with a letter (at most 48 characters)',
       "spec.yaml:2:10: invalid version 1: expected a semantic version MAJOR.MINOR.PATCH such as 1.0.0",

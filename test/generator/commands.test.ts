@@ -53,12 +53,15 @@ describe("sluice subgraphs validate", () => {
 
   it("prints file:line:col: message per error and exits 1", async () => {
     const file = join(dir, "bad.yaml");
-    writeFileSync(file, "name: x\nversion: 1.0.0\ndescription: d\nsources: { s: { type: stx_mnt } }\ntables: { t: { columns: { a: { type: text } } } }\nhandlers: {}\n");
+    writeFileSync(
+      file,
+      "name: x\nversion: 1.0.0\ndescription: d\nsources: { s: { type: stx_mnt } }\ntables: { t: { columns: { a: { type: text } } } }\nhandlers: {}\n",
+    );
     expect(await run(["subgraphs", "validate", file])).toEqual({
       code: 1,
       stdout: "",
       stderr:
-        `${file}:4:25: unknown source type "stx_mnt" (did you mean "stx_mint"?); expected one of: contract_call, contract_deploy, ` +
+        `${file}:4:23: unknown source type "stx_mnt" (did you mean "stx_mint"?); expected one of: contract_call, contract_deploy, ` +
         "ft_transfer, ft_mint, ft_burn, nft_transfer, nft_mint, nft_burn, stx_transfer, stx_mint, stx_burn, stx_lock, print_event\n",
     });
   });

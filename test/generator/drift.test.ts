@@ -16,10 +16,9 @@ const ARTIFACTS = ["client.ts", "descriptor.json", "migration.sql", "openapi.jso
 describe("generated/", () => {
   it("holds exactly the four built-ins' artifacts and the registry", async () => {
     const files = await expectedFiles();
-    expect([...files.keys()]).toEqual([
-      ...BUILT_INS.flatMap((name) => ARTIFACTS.map((artifact) => `${name}/${artifact}`)),
-      "index.ts",
-    ].sort());
+    expect([...files.keys()]).toEqual(
+      [...BUILT_INS.flatMap((name) => ARTIFACTS.map((artifact) => `${name}/${artifact}`)), "index.ts"].sort(),
+    );
   });
 
   it("matches what the specs generate, byte for byte (run make generate and commit)", async () => {

@@ -39,7 +39,16 @@ handlers:
 describe("buildTableMeta", () => {
   it("lists declared then system columns, filters per type, searchable and sortable", () => {
     const meta = buildTableMeta(model.tables[0]);
-    expect(Object.keys(meta.columns)).toEqual(["who", "amount", "note", "extra", "_id", "_block_height", "_tx_id", "_created_at"]);
+    expect(Object.keys(meta.columns)).toEqual([
+      "who",
+      "amount",
+      "note",
+      "extra",
+      "_id",
+      "_block_height",
+      "_tx_id",
+      "_created_at",
+    ]);
     expect(meta.filters).toEqual({
       who: ["eq", "neq", "like"],
       amount: ["eq", "neq", "gt", "gte", "lt", "lte"],
@@ -112,17 +121,35 @@ describe("emitRoutes", () => {
 });
 
 describe("buildDescriptor", () => {
-  const descriptor = buildDescriptor(model) as Record<string, unknown> & { tables: Record<string, Record<string, unknown>> };
+  const descriptor = buildDescriptor(model) as Record<string, unknown> & {
+    tables: Record<string, Record<string, unknown>>;
+  };
 
   it("has every field of SPEC.md's descriptor", () => {
     expect(Object.keys(descriptor)).toEqual([
-      "$comment", "name", "version", "description", "schemaHash", "generatedAt", "serverUrl", "sources", "tables",
+      "$comment",
+      "name",
+      "version",
+      "description",
+      "schemaHash",
+      "generatedAt",
+      "serverUrl",
+      "sources",
+      "tables",
     ]);
     expect(descriptor.serverUrl).toBe("http://127.0.0.1:3800");
     expect(descriptor.sources).toEqual({ mints: { type: "stx_mint", recipient: "SP*" } });
     const table = descriptor.tables["mint-log"];
     expect(Object.keys(table)).toEqual([
-      "endpoint", "countEndpoint", "aggregateEndpoint", "streamEndpoint", "rowCount", "columns", "uniqueKeys", "query", "examples",
+      "endpoint",
+      "countEndpoint",
+      "aggregateEndpoint",
+      "streamEndpoint",
+      "rowCount",
+      "columns",
+      "uniqueKeys",
+      "query",
+      "examples",
     ]);
     expect(table.endpoint).toBe("/v1/subgraphs/tiny-graph/mint-log");
     expect(table.streamEndpoint).toBe("/v1/subgraphs/tiny-graph/mint-log/stream");
@@ -140,7 +167,9 @@ describe("buildDescriptor", () => {
 describe("emitClient", () => {
   it("wraps openapi-typescript types in a typed client over runtime/sdk/fetch-client", async () => {
     const client = await emitClient(model);
-    expect(client).toContain('import { createFetchClient, type FetchClientOptions } from "../../runtime/sdk/fetch-client.js";');
+    expect(client).toContain(
+      'import { createFetchClient, type FetchClientOptions } from "../../runtime/sdk/fetch-client.js";',
+    );
     expect(client.match(/^import /gm)).toHaveLength(1);
     expect(client).toContain("export interface operations {");
     expect(client).toContain('export type MintLogRow = components["schemas"]["MintLogRow"];');

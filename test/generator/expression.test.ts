@@ -1,4 +1,5 @@
 /** The handler expression language (DESIGN.md §3): parser, template values, checker, compiler. */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${expression} in plain strings
 import { describe, expect, it } from "vitest";
 import { checkExpression, expectCondition } from "../../generator/expr/check-expression.js";
 import { compileCondition, compileDelta, compileExpression } from "../../generator/expr/compile-expression.js";
@@ -46,7 +47,7 @@ describe("parseExpression", () => {
     ["not (a < b)", "(not (< a b))"],
     ["a <= b", "(<= a b)"],
     ["x >= -1", "(>= x number:-1)"],
-    ["event.payload.topic == \"burn-name\"", '(== event.payload.topic "burn-name")'],
+    ['event.payload.topic == "burn-name"', '(== event.payload.topic "burn-name")'],
   ];
   it.each(cases)("%s", (source, want) => {
     expect(show(parseExpression(source))).toBe(want);
@@ -68,7 +69,10 @@ describe("parseExpression", () => {
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ExprSyntaxError);
-      expect({ offset: (error as ExprSyntaxError).offset, message: (error as Error).message }).toEqual({ offset, message });
+      expect({ offset: (error as ExprSyntaxError).offset, message: (error as Error).message }).toEqual({
+        offset,
+        message,
+      });
     }
   });
 
@@ -131,9 +135,15 @@ describe("checkExpression", () => {
     ["event", '0: "event" is not a value; name one of its fields, e.g. event.type'],
     ["tx.hash", '0: unknown field "tx.hash"; tx has id, sender, type, contract_id, function_name, status, index'],
     ["block.height.x", '0: "block.height" has no fields (only event.payload and event.value do)'],
-    ["config.bns", '0: unknown field "config.bns"; config has bnsContractId, sbtcAssetIdentifier, sbtcRegistryContractId, sbtcTokenContractId'],
+    [
+      "config.bns",
+      '0: unknown field "config.bns"; config has bnsContractId, sbtcAssetIdentifier, sbtcRegistryContractId, sbtcTokenContractId',
+    ],
     ["-tx.id", "0: unary minus needs a number, got text"],
-    ["lowr(tx.id)", '0: unknown function "lowr" (did you mean "lower"?); functions are concat, lower, upper, coalesce, buff_to_utf8, split_part, to_string, to_timestamp'],
+    [
+      "lowr(tx.id)",
+      '0: unknown function "lowr" (did you mean "lower"?); functions are concat, lower, upper, coalesce, buff_to_utf8, split_part, to_string, to_timestamp',
+    ],
     ["split_part(tx.id, '.')", "0: split_part() takes 3 arguments, got 2"],
     ["split_part(tx.id, '.', 'x')", "23: argument 3 of split_part() must be a number, got text"],
     ["lower(block.height)", "6: argument 1 of lower() must be text, got a number"],
@@ -174,7 +184,11 @@ describe("compileExpression", () => {
     ["concat(tx.id, lower(tx.sender))", "concatText(ctx.tx.id, lowerText(ctx.tx.sender))", ["concatText", "lowerText"]],
     ["split_part(tx.contract_id, '.', 2)", 'splitPart(ctx.tx.contract_id, ".", "2")', ["splitPart"]],
     ["to_timestamp(block.time)", "toTimestamp(ctx.block.time)", ["toTimestamp"]],
-    ["coalesce(tx.sender, to_string(event.value))", "coalesceValues(ctx.tx.sender, toText(ctx.event.value))", ["coalesceValues", "toText"]],
+    [
+      "coalesce(tx.sender, to_string(event.value))",
+      "coalesceValues(ctx.tx.sender, toText(ctx.event.value))",
+      ["coalesceValues", "toText"],
+    ],
   ];
   it.each(cases)("%s", (source, code, helpers) => {
     expect(compile(source)).toEqual({ code, helpers });

@@ -43,7 +43,10 @@ describe("createFetchClient", () => {
       _count: true,
     });
     expect(body).toEqual({ rows: [], next_cursor: null });
-    expect(seen.at(-1)).toEqual({ url: "/v1/subgraphs/a/b?_limit=10&holder.like=SP+1%26&_count=true", authorization: "Bearer t0k" });
+    expect(seen.at(-1)).toEqual({
+      url: "/v1/subgraphs/a/b?_limit=10&holder.like=SP+1%26&_count=true",
+      authorization: "Bearer t0k",
+    });
   });
 
   it("sends no authorization header without a token", async () => {
@@ -55,11 +58,22 @@ describe("createFetchClient", () => {
     const client = createFetchClient({ baseUrl });
     const error = await client.get("/missing").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchClientError);
-    expect(error).toMatchObject({ status: 404, code: "TABLE_NOT_FOUND", error: "no such table", details: { table: "x" } });
-    await expect(client.get("/broken")).rejects.toMatchObject({ status: 502, code: "HTTP_ERROR", error: "bad gateway" });
+    expect(error).toMatchObject({
+      status: 404,
+      code: "TABLE_NOT_FOUND",
+      error: "no such table",
+      details: { table: "x" },
+    });
+    await expect(client.get("/broken")).rejects.toMatchObject({
+      status: 502,
+      code: "HTTP_ERROR",
+      error: "bad gateway",
+    });
   });
 
   it("builds absolute URLs for streams", () => {
-    expect(createFetchClient({ baseUrl: "http://h:1/" }).url("/v1/s/t/stream", { since: 5 })).toBe("http://h:1/v1/s/t/stream?since=5");
+    expect(createFetchClient({ baseUrl: "http://h:1/" }).url("/v1/s/t/stream", { since: 5 })).toBe(
+      "http://h:1/v1/s/t/stream?since=5",
+    );
   });
 });

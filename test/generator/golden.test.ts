@@ -12,10 +12,12 @@ import { REPO_ROOT } from "../../generator/repo-paths.js";
 import { formatSpecError } from "../../generator/spec-error.js";
 
 const GOLDEN_DIR = join(REPO_ROOT, "test", "golden");
-const cases = readdirSync(GOLDEN_DIR).filter((name) => existsSync(join(GOLDEN_DIR, name, "spec.yaml"))).sort();
+const cases = readdirSync(GOLDEN_DIR)
+  .filter((name) => existsSync(join(GOLDEN_DIR, name, "spec.yaml")))
+  .sort();
 
 /** The name an artifact is stored under in expected/. */
-export function expectedName(artifact: string): string {
+function expectedName(artifact: string): string {
   return artifact.endsWith(".ts") ? `${artifact}.txt` : artifact;
 }
 

@@ -75,8 +75,13 @@ export function clarityToJson(cv: ClarityValue): ClarityJson {
       return true;
     case "false":
       return false;
+    case "address":
+    case "contract":
+    case "ascii":
+    case "utf8":
+      return cv.value;
     default:
-      return String(cv.value);
+      throw new Error(`unexpected Clarity value ${JSON.stringify(cv)}`);
   }
 }
 

@@ -3,6 +3,7 @@
  * recorded prints (../shared/fixtures when present), return the row operations the built-in
  * specs promise.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${expression} in plain strings
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,15 +24,27 @@ describe("asset-holdings", () => {
       event: { type: "ft_transfer", asset_identifier: TOKEN, sender: SENDER, recipient: RECIPIENT, amount: "250" },
     });
     expect(holdings.handlers.ftXfer(ctx)).toEqual<RowOp[]>([
-      { kind: "increment", table: "holdings", key: { kind: "ft", asset_identifier: TOKEN, holder: SENDER }, deltas: { amount: "-250" } },
-      { kind: "increment", table: "holdings", key: { kind: "ft", asset_identifier: TOKEN, holder: RECIPIENT }, deltas: { amount: "250" } },
+      {
+        kind: "increment",
+        table: "holdings",
+        key: { kind: "ft", asset_identifier: TOKEN, holder: SENDER },
+        deltas: { amount: "-250" },
+      },
+      {
+        kind: "increment",
+        table: "holdings",
+        key: { kind: "ft", asset_identifier: TOKEN, holder: RECIPIENT },
+        deltas: { amount: "250" },
+      },
     ]);
   });
 
   it("keeps amounts above 2^53 exact", () => {
     const amount = "340282366920938463463374607431768211455";
     const ops = holdings.handlers.stxXfer(
-      makeContext({ event: { type: "stx_transfer", asset_identifier: "STX", sender: SENDER, recipient: RECIPIENT, amount } }),
+      makeContext({
+        event: { type: "stx_transfer", asset_identifier: "STX", sender: SENDER, recipient: RECIPIENT, amount },
+      }),
     );
     expect(ops.map((op) => op.kind === "increment" && op.deltas.amount)).toEqual([`-${amount}`, amount]);
   });
@@ -40,15 +53,31 @@ describe("asset-holdings", () => {
     const stx = (type: "stx_mint" | "stx_burn", amount: string) =>
       makeContext({ event: { type, asset_identifier: "STX", sender: SENDER, recipient: RECIPIENT, amount } });
     expect(holdings.handlers.stxMint(stx("stx_mint", "5"))).toEqual([
-      { kind: "increment", table: "holdings", key: { kind: "stx", asset_identifier: "STX", holder: RECIPIENT }, deltas: { amount: "5" } },
+      {
+        kind: "increment",
+        table: "holdings",
+        key: { kind: "stx", asset_identifier: "STX", holder: RECIPIENT },
+        deltas: { amount: "5" },
+      },
     ]);
     expect(holdings.handlers.stxBurn(stx("stx_burn", "7"))).toEqual([
-      { kind: "increment", table: "holdings", key: { kind: "stx", asset_identifier: "STX", holder: SENDER }, deltas: { amount: "-7" } },
+      {
+        kind: "increment",
+        table: "holdings",
+        key: { kind: "stx", asset_identifier: "STX", holder: SENDER },
+        deltas: { amount: "-7" },
+      },
     ]);
     const ft = (type: "ft_mint" | "ft_burn") =>
       makeContext({ event: { type, asset_identifier: TOKEN, sender: SENDER, recipient: RECIPIENT, amount: "9" } });
-    expect(holdings.handlers.ftMint(ft("ft_mint"))[0]).toMatchObject({ key: { kind: "ft", holder: RECIPIENT }, deltas: { amount: "9" } });
-    expect(holdings.handlers.ftBurn(ft("ft_burn"))[0]).toMatchObject({ key: { kind: "ft", holder: SENDER }, deltas: { amount: "-9" } });
+    expect(holdings.handlers.ftMint(ft("ft_mint"))[0]).toMatchObject({
+      key: { kind: "ft", holder: RECIPIENT },
+      deltas: { amount: "9" },
+    });
+    expect(holdings.handlers.ftBurn(ft("ft_burn"))[0]).toMatchObject({
+      key: { kind: "ft", holder: SENDER },
+      deltas: { amount: "-9" },
+    });
   });
 
   it("declares the six sources of SPEC.md", () => {
@@ -88,19 +117,26 @@ describe("bns-names", () => {
   it("burn-name leaves owner null", () => {
     const ops = bns.handlers.bns(makeContext({ event: printEvent(contract, lifecycle("burn-name", "")) }));
     expect(ops).toEqual([
-      expect.objectContaining({ values: { fqn: "alice.btc", name: "alice", namespace: "btc", owner: null, topic: "burn-name" } }),
+      expect.objectContaining({
+        values: { fqn: "alice.btc", name: "alice", namespace: "btc", owner: null, topic: "burn-name" },
+      }),
     ]);
   });
 
   it("ignores prints that are not name lifecycle steps", () => {
-    expect(bns.handlers.bns(makeContext({ event: printEvent(contract, { a: "list-in-ustx", id: "2", price: "5" }) }))).toEqual([]);
+    expect(
+      bns.handlers.bns(makeContext({ event: printEvent(contract, { a: "list-in-ustx", id: "2", price: "5" }) })),
+    ).toEqual([]);
     expect(bns.handlers.bns(makeContext({ event: printEvent(contract, "0x00") }))).toEqual([]);
   });
 
   const simnet = join(FIXTURES, "simnet", "simnet-bns-v2-sbtc-events.json");
   it.skipIf(!existsSync(simnet))("replays the simnet BNS-V2 prints into the final owners", () => {
     const recording = JSON.parse(readFileSync(simnet, "utf8")) as {
-      calls: { contract_id: string; events: { event: string; data: { contract_identifier: string; raw_value: string } }[] }[];
+      calls: {
+        contract_id: string;
+        events: { event: string; data: { contract_identifier: string; raw_value: string } }[];
+      }[];
     };
     const table = new Map<string, Record<string, unknown>>();
     for (const call of recording.calls) {
@@ -166,7 +202,11 @@ describe("sbtc-flows", () => {
       },
     });
     expect(sbtc.handlers.tokenTransfer(ctx)).toEqual([
-      { kind: "insert", table: "transfers", values: { sender: SENDER, recipient: RECIPIENT, amount: "1000", memo: null } },
+      {
+        kind: "insert",
+        table: "transfers",
+        values: { sender: SENDER, recipient: RECIPIENT, amount: "1000", memo: null },
+      },
     ]);
   });
 
@@ -223,7 +263,13 @@ describe("contract-deployments", () => {
       {
         kind: "insert",
         table: "contracts",
-        values: { name: "my-token", deployer: SENDER, contract_id: `${SENDER}.my-token`, deploy_block: 4321, deploy_tx_id: "0xdd" },
+        values: {
+          name: "my-token",
+          deployer: SENDER,
+          contract_id: `${SENDER}.my-token`,
+          deploy_block: 4321,
+          deploy_tx_id: "0xdd",
+        },
       },
     ]);
   });
@@ -239,7 +285,10 @@ describe("golden all-operations module", () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
   const load = async (): Promise<SubgraphModule> => {
     const path = join(scratch, "routes.ts");
-    writeFileSync(path, readFileSync(join(REPO_ROOT, "test", "golden", "all-operations", "expected", "routes.ts.txt"), "utf8"));
+    writeFileSync(
+      path,
+      readFileSync(join(REPO_ROOT, "test", "golden", "all-operations", "expected", "routes.ts.txt"), "utf8"),
+    );
     return ((await import(path)) as { subgraph: SubgraphModule }).subgraph;
   };
   const contract = DEVNET_CONFIG.bnsContractId;
@@ -279,7 +328,9 @@ describe("golden all-operations module", () => {
     const module = await load();
     expect(module.startBlock).toBe(150000);
     expect(
-      module.handlers.buys(makeContext({ event: { type: "contract_call", event_index: -1 }, tx: { function_name: "buy-in-ustx" } })),
+      module.handlers.buys(
+        makeContext({ event: { type: "contract_call", event_index: -1 }, tx: { function_name: "buy-in-ustx" } }),
+      ),
     ).toEqual([
       {
         kind: "increment",
@@ -291,7 +342,10 @@ describe("golden all-operations module", () => {
     ]);
     expect(
       module.handlers.fees(
-        makeContext({ event: { type: "stx_transfer", sender: "SPA", recipient: "SPB", amount: "1000" }, block: { height: 7 } }),
+        makeContext({
+          event: { type: "stx_transfer", sender: "SPA", recipient: "SPB", amount: "1000" },
+          block: { height: 7 },
+        }),
       ),
     ).toEqual([
       {

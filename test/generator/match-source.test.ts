@@ -1,4 +1,5 @@
 /** sourceMatches / substituteConfig (SPEC.md "Trigger object"; DESIGN.md §3 `${config.X}`). */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${expression} in plain strings
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SPEC_SCHEMA_FILE } from "../../generator/repo-paths.js";
@@ -51,7 +52,8 @@ describe("sourceMatches", () => {
   });
 
   it("applies amount bounds exactly and fails closed without an amount", () => {
-    const xfer = (amount: string | null) => makeContext({ event: { type: "stx_transfer", amount, sender: "SPA", recipient: "SPB" } });
+    const xfer = (amount: string | null) =>
+      makeContext({ event: { type: "stx_transfer", amount, sender: "SPA", recipient: "SPB" } });
     const bounded = source("stx_transfer", { minAmount: "100", maxAmount: "18446744073709551616" });
     expect(sourceMatches(bounded, xfer("100"))).toBe(true);
     expect(sourceMatches(bounded, xfer("99"))).toBe(false);
@@ -64,9 +66,14 @@ describe("sourceMatches", () => {
       event: { type: "contract_call", event_index: -1, contract_id: "SP1.amm" },
       tx: { contract_id: "SP1.amm", function_name: "swap-x-for-y", sender: "SPCALLER" },
     });
-    expect(sourceMatches(source("contract_call", { contractId: "SP1.*", functionName: "swap-*", caller: "SPCALLER" }), call)).toBe(true);
+    expect(
+      sourceMatches(source("contract_call", { contractId: "SP1.*", functionName: "swap-*", caller: "SPCALLER" }), call),
+    ).toBe(true);
     expect(sourceMatches(source("contract_call", { functionName: "add-*" }), call)).toBe(false);
-    const deploy = makeContext({ event: { type: "contract_deploy", contract_id: "SPD.my-nft" }, tx: { sender: "SPD" } });
+    const deploy = makeContext({
+      event: { type: "contract_deploy", contract_id: "SPD.my-nft" },
+      tx: { sender: "SPD" },
+    });
     expect(sourceMatches(source("contract_deploy", { deployer: "SPD", contractName: "my-*" }), deploy)).toBe(true);
   });
 
@@ -80,7 +87,9 @@ describe("sourceMatches", () => {
     const ctx = makeContext({ event: { type: "ft_transfer", contract_id: "SP1.tok", amount: "1" } });
     const traitSource = source("ft_transfer", { trait: "sip-010" });
     expect(sourceMatches(traitSource, ctx)).toBe(false);
-    expect(sourceMatches(traitSource, ctx, (contract, trait) => contract === "SP1.tok" && trait === "sip-010")).toBe(true);
+    expect(sourceMatches(traitSource, ctx, (contract, trait) => contract === "SP1.tok" && trait === "sip-010")).toBe(
+      true,
+    );
   });
 });
 

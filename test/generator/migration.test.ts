@@ -64,15 +64,20 @@ describe("committed migrations on PGlite", () => {
   });
 
   const migrations = [
-    ...["asset-holdings", "bns-names", "contract-deployments", "sbtc-flows"].map((name) => join(GENERATED_DIR, name, "migration.sql")),
+    ...["asset-holdings", "bns-names", "contract-deployments", "sbtc-flows"].map((name) =>
+      join(GENERATED_DIR, name, "migration.sql"),
+    ),
     join(REPO_ROOT, "test", "golden", "all-operations", "expected", "migration.sql"),
   ];
 
-  it.each(migrations.map((path) => [path.slice(REPO_ROOT.length + 1), path]))("%s applies twice", async (_label, path) => {
-    const sql = readFileSync(path, "utf8");
-    await db.exec(sql);
-    await db.exec(sql);
-  });
+  it.each(migrations.map((path) => [path.slice(REPO_ROOT.length + 1), path]))(
+    "%s applies twice",
+    async (_label, path) => {
+      const sql = readFileSync(path, "utf8");
+      await db.exec(sql);
+      await db.exec(sql);
+    },
+  );
 
   it("creates the tables, indexes and unique keys the specs declare", async () => {
     const tables = await db.query<{ schema: string; name: string }>(

@@ -10,7 +10,9 @@ import { describe, expect, it } from "vitest";
 import { GENERATED_DIR, REPO_ROOT } from "../../generator/repo-paths.js";
 
 const DOCUMENTS = [
-  ...["asset-holdings", "bns-names", "contract-deployments", "sbtc-flows"].map((name) => join(GENERATED_DIR, name, "openapi.json")),
+  ...["asset-holdings", "bns-names", "contract-deployments", "sbtc-flows"].map((name) =>
+    join(GENERATED_DIR, name, "openapi.json"),
+  ),
   join(REPO_ROOT, "test", "golden", "all-operations", "expected", "openapi.json"),
 ];
 
@@ -45,39 +47,86 @@ describe.each(DOCUMENTS.map((path) => [path.slice(REPO_ROOT.length + 1), path]))
 
   it("has list, count, aggregate, get-by-id and stream operations for every table", () => {
     const tables = Object.keys(doc["x-subgraph-tables"] as object);
-    const operations = Object.values(doc.paths).map((item) => item.get.operationId).sort();
+    const operations = Object.values(doc.paths)
+      .map((item) => item.get.operationId)
+      .sort();
     const want = tables.flatMap((t) =>
-      ["listTableRows", "countTableRows", "aggregateTableRows", "getTableRow", "streamTableRows"].map((op) => `${op}_${t}`),
+      ["listTableRows", "countTableRows", "aggregateTableRows", "getTableRow", "streamTableRows"].map(
+        (op) => `${op}_${t}`,
+      ),
     );
     expect(operations).toEqual(want.sort());
   });
 });
 
 describe("asset-holdings parameters", () => {
-  const doc = JSON.parse(readFileSync(DOCUMENTS[0], "utf8")) as Doc & { components: { parameters: Record<string, { name: string }> } };
+  const doc = JSON.parse(readFileSync(DOCUMENTS[0], "utf8")) as Doc & {
+    components: { parameters: Record<string, { name: string }> };
+  };
   const names = (path: string) =>
     doc.paths[path].get.parameters.map((p) => {
       const ref = (p as { $ref?: string }).$ref;
-      return ref === undefined ? (p as { name: string }).name : doc.components.parameters[ref.split("/").pop() as string].name;
+      return ref === undefined
+        ? (p as { name: string }).name
+        : doc.components.parameters[ref.split("/").pop() as string].name;
     });
 
   it("list takes the paging parameters and every filter of SPEC.md's grammar", () => {
     expect(names("/v1/subgraphs/asset-holdings/holdings")).toEqual([
-      "_limit", "cursor", "_order", "_sort", "_fields", "_search",
-      "kind", "kind.neq", "kind.like",
-      "amount", "amount.neq", "amount.gt", "amount.gte", "amount.lt", "amount.lte",
-      "holder", "holder.neq", "holder.like",
-      "asset_identifier", "asset_identifier.neq", "asset_identifier.like",
-      "_id", "_id.neq", "_id.gt", "_id.gte", "_id.lt", "_id.lte",
-      "_block_height", "_block_height.neq", "_block_height.gt", "_block_height.gte", "_block_height.lt", "_block_height.lte",
-      "_tx_id", "_tx_id.neq", "_tx_id.like",
-      "_created_at", "_created_at.neq", "_created_at.like", "_created_at.gt", "_created_at.gte", "_created_at.lt", "_created_at.lte",
+      "_limit",
+      "cursor",
+      "_order",
+      "_sort",
+      "_fields",
+      "_search",
+      "kind",
+      "kind.neq",
+      "kind.like",
+      "amount",
+      "amount.neq",
+      "amount.gt",
+      "amount.gte",
+      "amount.lt",
+      "amount.lte",
+      "holder",
+      "holder.neq",
+      "holder.like",
+      "asset_identifier",
+      "asset_identifier.neq",
+      "asset_identifier.like",
+      "_id",
+      "_id.neq",
+      "_id.gt",
+      "_id.gte",
+      "_id.lt",
+      "_id.lte",
+      "_block_height",
+      "_block_height.neq",
+      "_block_height.gt",
+      "_block_height.gte",
+      "_block_height.lt",
+      "_block_height.lte",
+      "_tx_id",
+      "_tx_id.neq",
+      "_tx_id.like",
+      "_created_at",
+      "_created_at.neq",
+      "_created_at.like",
+      "_created_at.gt",
+      "_created_at.gte",
+      "_created_at.lt",
+      "_created_at.lte",
     ]);
   });
 
   it("aggregate takes _count, _countDistinct, _sum, _min, _max plus the filters", () => {
     expect(names("/v1/subgraphs/asset-holdings/holdings/aggregate").slice(0, 6)).toEqual([
-      "_count", "_countDistinct", "_sum", "_min", "_max", "kind",
+      "_count",
+      "_countDistinct",
+      "_sum",
+      "_min",
+      "_max",
+      "kind",
     ]);
   });
 

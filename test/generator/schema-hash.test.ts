@@ -6,10 +6,14 @@ import { modelFromYaml } from "./spec-fixture.js";
 
 describe("canonicalJson", () => {
   const cases: [string, unknown, string][] = [
-    ["sorts keys at every depth", { b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }, '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}'],
+    [
+      "sorts keys at every depth",
+      { b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } },
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    ],
     ["keeps array order", ["b", "a"], '["b","a"]'],
     ["drops undefined members", { a: undefined, b: true }, '{"b":true}'],
-    ["escapes like JSON", { "k\"": "line\nbreak" }, '{"k\\"":"line\\nbreak"}'],
+    ["escapes like JSON", { 'k"': "line\nbreak" }, '{"k\\"":"line\\nbreak"}'],
     ["orders keys by code unit", { a: 1, B: 2, _: 3 }, '{"B":2,"_":3,"a":1}'],
   ];
   it.each(cases)("%s", (_name, value, want) => {
@@ -46,7 +50,9 @@ describe("schemaHash", () => {
       schemaHash({
         name: "x",
         sources: { s: { type: "stx_mint", filter: {} } },
-        tables: { t: { columns: { a: { type: "text", indexed: false, searchable: false, nullable: false } }, uniqueKeys: [] } },
+        tables: {
+          t: { columns: { a: { type: "text", indexed: false, searchable: false, nullable: false } }, uniqueKeys: [] },
+        },
       }),
     ).toBe(createHash("sha256").update(canonical).digest("hex"));
   });

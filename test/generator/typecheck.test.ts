@@ -10,11 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GENERATED_DIR, REPO_ROOT } from "../../generator/repo-paths.js";
 
-const RUNTIME_FILES = [
-  "runtime/subgraphs/types.ts",
-  "runtime/chain/types.ts",
-  "runtime/sdk/fetch-client.ts",
-];
+const RUNTIME_FILES = ["runtime/subgraphs/types.ts", "runtime/chain/types.ts", "runtime/sdk/fetch-client.ts"];
 
 describe("generated TypeScript", () => {
   mkdirSync(join(REPO_ROOT, ".tmp"), { recursive: true });
@@ -40,7 +36,7 @@ describe("generated TypeScript", () => {
         'export const page = client.holdings.listTableRows({ _limit: 10, "amount.gt": "0", _order: "desc" });',
         "export const rows: Promise<HoldingsRow[]> = page.then((p) => p.rows);",
         "export const names: string[] = subgraphs.map((s) => s.name);",
-        'export const url: string = client.holdings.streamTableRowsUrl({ since: 5 });',
+        "export const url: string = client.holdings.streamTableRowsUrl({ since: 5 });",
         "",
       ].join("\n"),
     );

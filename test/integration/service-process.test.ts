@@ -45,7 +45,7 @@ describe.skipIf(!hasFixtures)("the service process", () => {
     const svc = await startServiceProcess(env);
     // /health turns 200 only after the journal left by the killed process was processed.
     await waitFor(async () => (await fetch(`${svc.apiUrl}/health`)).status === 200);
-    const status = await (await fetch(`${svc.apiUrl}/status`)).json();
+    const status = (await (await fetch(`${svc.apiUrl}/status`)).json()) as { counts: { journal_pending: number } };
     expect(status.counts.journal_pending).toBe(0);
     svc.child.kill("SIGTERM");
     expect((await svc.exited).code).toBe(0);
