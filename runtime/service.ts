@@ -3,6 +3,7 @@
  * observer and the API, and registers every resource's close with one shutdown registry.
  */
 import { createApiApp } from "./api/app.js";
+import { createChainHub } from "./api/chain-hub.js";
 import { startApiServer } from "./api/server.js";
 import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
 import { createObserverApp } from "./chain/observer.js";
@@ -13,6 +14,7 @@ import { migrate, openDb } from "./db/index.js";
 import type { Db } from "./db/types.js";
 import type { Logger } from "./internal/logger.js";
 import { createShutdown, type Shutdown } from "./internal/shutdown.js";
+import { loadOrCreateSigningKey } from "./internal/signing-key.js";
 
 export interface Service {
   config: Readonly<Config>;
@@ -47,11 +49,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome });
     shutdown.add("ingestion", () => processor.stop());
 
+    // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
+    const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
+    const chainHub = await createChainHub({ db, logger });
+    shutdown.add("chain hub", () => chainHub.close());
+
     let ready = false;
     const api = createApiApp({
       config,
       logger,
       db,
+      signingKey,
+      chainHub,
       status: {
         isReady: () => ready,
         getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),

@@ -11,6 +11,7 @@ import { createAuthMiddleware, surfaceForPath } from "./auth.js";
 import { BODY_METHODS, createBodyParsers } from "./content-type.js";
 import { createCors } from "./cors.js";
 import { createErrorHandler, notFoundHandler } from "./errors.js";
+import { createPrintSchemaStore, type PrintSchemaStore } from "./print-schema-store.js";
 import { createRequestContext, requestIdOf } from "./request-context.js";
 import { checkRouteTable, type RouteEntry, type RouteTable } from "./route-table.js";
 import { routes as defaultRoutes } from "./routes.js";
@@ -42,8 +43,9 @@ export function createApiApp(deps: ApiAppDeps): Express {
 
   app.use(createRequestContext(apiDeps.logger));
   app.use(createCors(access));
+  const printSchemas = createPrintSchemaStore();
   for (const route of routes) {
-    const stack = [createAuthMiddleware(access, route.auth), ...bodyStack(route), adapt(route.handler, apiDeps)];
+    const stack = [createAuthMiddleware(access, route.auth), ...bodyStack(route), adapt(route.handler, apiDeps, printSchemas)];
     mountRoute(app, route, stack);
   }
   // Unknown paths under a protected prefix are checked too: past loopback an unknown /v1 path
@@ -59,10 +61,10 @@ function bodyStack(route: RouteEntry): RequestHandler[] {
 }
 
 /** Turns an ApiHandler into Express middleware; Express 5 forwards its rejections to the error middleware. */
-function adapt(handler: ApiHandler, deps: ApiDeps): RequestHandler {
+function adapt(handler: ApiHandler, deps: ApiDeps, printSchemas: PrintSchemaStore): RequestHandler {
   return async (req, res) => {
     const requestId = requestIdOf(res);
-    await handler(req, res, { ...deps, requestId, log: deps.logger.child({ request_id: requestId }) });
+    await handler(req, res, { ...deps, printSchemas, requestId, log: deps.logger.child({ request_id: requestId }) });
   };
 }
 

@@ -6,6 +6,9 @@ import type { Request, Response } from "express";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
+import type { SigningKey } from "../internal/signing-key.js";
+import type { ChainHub } from "./chain-hub.js";
+import type { PrintSchemaStore } from "./print-schema-store.js";
 
 /** Readiness and status figures, implemented by the ingestion module. */
 export interface StatusSource {
@@ -21,6 +24,10 @@ export interface ApiDeps {
   logger: Logger;
   status: StatusSource;
   db: Db;
+  /** The instance's ed25519 key (GET /public/streams/signing-key); absent in shell-only tests (503). */
+  signingKey?: SigningKey;
+  /** Fan-out of chain changes to SSE streams (chain-hub.ts); absent in shell-only tests (503). */
+  chainHub?: ChainHub;
 }
 
 /** What a handler receives besides req/res: the deps plus this request's id and logger. */
@@ -29,6 +36,8 @@ export interface HandlerContext extends ApiDeps {
   requestId: string;
   /** The service logger bound to `request_id`. */
   log: Logger;
+  /** Per-app cache of contracts' print schemas (created by createApiApp). */
+  printSchemas: PrintSchemaStore;
 }
 
 /**

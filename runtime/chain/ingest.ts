@@ -7,7 +7,6 @@ import type { Db, Queryable } from "../db/types.js";
 import { MalformedPayloadError, errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import {
-  blockExists,
   insertBlockRows,
   loadBlock,
   readBranch,
@@ -17,7 +16,7 @@ import {
 import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
 import { type BlockRef, planForkChoice } from "./fork-choice.js";
 import { type JournalEntry, insertJournal, markJournalDone, markJournalMalformed, readPendingJournal } from "./journal.js";
-import { readTip, tipRef, updateTip } from "./tip.js";
+import { lockTipAndCheckBlock, tipRef, updateTip } from "./tip.js";
 import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
 
 /** Work other modules do inside a block's transaction (subgraph handlers, webhook outbox). */
@@ -60,8 +59,11 @@ export interface Ingestor {
   journal(path: string, body: string): Promise<string>;
   /** Observer step 2: process a journaled request in its own transaction(s). */
   processJournalEntry(entry: JournalEntry): Promise<IngestOutcome>;
-  /** Import: journal (deduplicated by sourceKey) and process in one transaction. */
-  importRequest(path: string, body: string, sourceKey: string): Promise<IngestOutcome>;
+  /** Import: journal (deduplicated by sourceKey) and process in one transaction. `decoded` may be
+   * computed ahead (the import decodes the next request while this one's transaction runs). */
+  importRequest(path: string, body: string, sourceKey: string, decoded?: DecodeResult): Promise<IngestOutcome>;
+  /** Pure decoding step of a request, never throws. */
+  decode(path: string, body: string): DecodeResult;
   /** Processes every pending journal row in id order (start-up recovery). */
   drainPending(onOutcome?: (o: IngestOutcome) => void): Promise<number>;
 }
@@ -70,6 +72,8 @@ type Decoded =
   | { kind: "block"; block: DecodedBlock }
   | { kind: "burn_block"; burn: DecodedBurnBlock }
   | { kind: "other" };
+
+export type DecodeResult = Decoded | { kind: "malformed"; reason: string };
 
 /** Pure: parses and decodes a request body; throws MalformedPayloadError on bad input. */
 export function decodeRequest(path: string, body: string): Decoded {
@@ -104,9 +108,9 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   }
 
   async function applyBlock(q: Queryable, block: DecodedBlock): Promise<IngestOutcome> {
-    const tip = await readTip(q, true); // row lock: one block at a time, across processes
+    const { tip, stored } = await lockTipAndCheckBlock(q, block.indexBlockHash);
     const base = { kind: "block" as const, height: block.height, indexBlockHash: block.indexBlockHash, events: block.events.length };
-    if (await blockExists(q, block.indexBlockHash)) return { ...base, result: "duplicate" };
+    if (stored) return { ...base, result: "duplicate" };
 
     const current = tipRef(tip);
     const ref: BlockRef = {
@@ -182,6 +186,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
 
   async function processDecoded(entryId: string, decoded: Decoded): Promise<IngestOutcome> {
     return db.transaction(async (q) => {
+      await relaxCommit(q, db.kind);
       const outcome = await applyDecoded(q, decoded);
       await markJournalDone(q, entryId);
       return outcome;
@@ -194,7 +199,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     return { kind: "malformed", reason };
   }
 
-  function tryDecode(path: string, body: string): Decoded | { kind: "malformed"; reason: string } {
+  function tryDecode(path: string, body: string): DecodeResult {
     try {
       return decodeRequest(path, body);
     } catch (err) {
@@ -222,30 +227,34 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       }
     },
 
-    async importRequest(path, body, sourceKey) {
-      const decoded = tryDecode(path, body);
-      return db.transaction(async (q) => {
-        // The import file is the durable copy: the journal keeps a pointer, and the body only
-        // when it could not be used.
-        const id = await insertJournal(q, { path, body: "", bodyBytes: Buffer.byteLength(body), sourceKey });
-        if (id === null) return { kind: "skipped" } as const;
-        if (decoded.kind === "malformed") {
-          logger.warn({ msg: "malformed payload in import", path, source_key: sourceKey, error: decoded.reason });
-          await markJournalMalformed(q, id, decoded.reason, body);
-          return { kind: "malformed", reason: decoded.reason } as const;
-        }
-        const outcome = await applyDecoded(q, decoded);
-        await markJournalDone(q, id);
-        return outcome;
-      }).catch(async (err) => {
-        if (!isDataException(err)) throw err;
-        const reason = `database rejected the data: ${errorMessage(err)}`;
-        logger.warn({ msg: "payload rejected by the database in import", path, source_key: sourceKey, error: reason });
+    async importRequest(path, body, sourceKey, predecoded) {
+      const decoded = predecoded ?? tryDecode(path, body);
+      if (decoded.kind === "malformed") {
+        logger.warn({ msg: "malformed payload in import", path, source_key: sourceKey, error: decoded.reason });
         const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
-        if (id) await markJournalMalformed(db, id, reason);
-        return { kind: "malformed", reason } as const;
-      });
+        if (id === null) return { kind: "skipped" };
+        await markJournalMalformed(db, id, decoded.reason);
+        return { kind: "malformed", reason: decoded.reason };
+      }
+      return db
+        .transaction(async (q) => {
+          await relaxCommit(q, db.kind);
+          // The import file is the durable copy: the journal keeps a pointer (its key), not the body.
+          const id = await insertJournal(q, { path, body: "", bodyBytes: Buffer.byteLength(body), sourceKey, state: "done" });
+          if (id === null) return { kind: "skipped" } as const;
+          return applyDecoded(q, decoded);
+        })
+        .catch(async (err) => {
+          if (!isDataException(err)) throw err;
+          const reason = `database rejected the data: ${errorMessage(err)}`;
+          logger.warn({ msg: "payload rejected by the database in import", path, source_key: sourceKey, error: reason });
+          const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
+          if (id) await markJournalMalformed(db, id, reason);
+          return { kind: "malformed", reason } as const;
+        });
     },
+
+    decode: tryDecode,
 
     async drainPending(onOutcome) {
       let processed = 0;
@@ -261,6 +270,17 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     },
   };
   return ingestor;
+}
+
+/**
+ * On PostgreSQL, block transactions do not wait for the WAL flush: the journal row (committed
+ * synchronously before the acknowledgement) or the import file is the durable copy, and a
+ * transaction lost to a server crash leaves its request pending, to be processed again at start.
+ * The server flushes its WAL by itself within a fraction of a second, so killing our process loses
+ * nothing. PGlite runs inside our process and has no WAL writer: there, commits stay synchronous.
+ */
+async function relaxCommit(q: Queryable, kind: Db["kind"]): Promise<void> {
+  if (kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
 }
 
 /** SQLSTATE class 22 (data exception): deterministic, retrying cannot help. */

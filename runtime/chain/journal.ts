@@ -13,12 +13,14 @@ export interface JournalEntry {
 /** Stores a request; returns its id, or null when `sourceKey` was already journaled. */
 export async function insertJournal(
   q: Queryable,
-  entry: { path: string; body: string; bodyBytes: number; sourceKey?: string },
+  entry: { path: string; body: string; bodyBytes: number; sourceKey?: string; state?: "pending" | "done" },
 ): Promise<string | null> {
+  const state = entry.state ?? "pending";
   const { rows } = await q.query<{ id: string }>(
-    `INSERT INTO control.journal (path, body, body_bytes, source_key) VALUES ($1, $2, $3, $4)
+    `INSERT INTO control.journal (path, body, body_bytes, source_key, state, processed_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'done' THEN now() END)
      ON CONFLICT (source_key) WHERE source_key IS NOT NULL DO NOTHING RETURNING id`,
-    [entry.path, entry.body, entry.bodyBytes, entry.sourceKey ?? null],
+    [entry.path, entry.body, entry.bodyBytes, entry.sourceKey ?? null, state],
   );
   return rows[0]?.id ?? null;
 }

@@ -40,6 +40,15 @@ export async function readTip(q: Queryable, forUpdate = false): Promise<ChainTip
   return toTip(rows[0]);
 }
 
+/** Locks the tip row (one block at a time, across processes) and says whether a block is stored. */
+export async function lockTipAndCheckBlock(q: Queryable, indexBlockHash: string): Promise<{ tip: ChainTip; stored: boolean }> {
+  const { rows } = await q.query(
+    `${SELECT_TIP.replace(" FROM control.chain_tip", ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored FROM control.chain_tip")} FOR UPDATE`,
+    [indexBlockHash],
+  );
+  return { tip: toTip(rows[0]), stored: Boolean(rows[0].stored) };
+}
+
 export function tipRef(tip: ChainTip): TipRef | null {
   return tip.indexBlockHash === null || tip.blockHeight === null
     ? null
@@ -55,7 +64,11 @@ export interface TipChange {
   reorgs?: number;
 }
 
-/** Applies a change and recomputes the finality boundary from the canonical blocks. */
+/**
+ * Applies a change and recomputes the finality boundary, in one statement. Burn heights grow with
+ * Stacks heights on the canonical chain, so the newest canonical block at or below the
+ * confirmation ceiling is one backwards probe of the (burn_block_height, block_height) index.
+ */
 export async function updateTip(q: Queryable, change: TipChange, confirmations: number): Promise<void> {
   await q.query(
     `UPDATE control.chain_tip SET
@@ -66,7 +79,11 @@ export async function updateTip(q: Queryable, change: TipChange, confirmations: 
        blocks_ingested = blocks_ingested + $4,
        canonical_txs = canonical_txs + $5,
        canonical_events = canonical_events + $6,
-       reorg_count = reorg_count + $7`,
+       reorg_count = reorg_count + $7,
+       finalized_height = (
+         SELECT b.block_height FROM chain.blocks b
+          WHERE b.canonical AND b.burn_block_height <= GREATEST(chain_tip.burn_block_height, $3) - $8
+          ORDER BY b.burn_block_height DESC, b.block_height DESC LIMIT 1)`,
     [
       change.tip?.indexBlockHash ?? null,
       change.tip?.height ?? null,
@@ -75,15 +92,7 @@ export async function updateTip(q: Queryable, change: TipChange, confirmations: 
       change.txDelta ?? 0,
       change.eventDelta ?? 0,
       change.reorgs ?? 0,
+      confirmations,
     ],
-  );
-  // Burn heights grow with Stacks heights on the canonical chain: the newest canonical block at
-  // or below the confirmation ceiling is found by one backwards index probe.
-  await q.query(
-    `UPDATE control.chain_tip SET finalized_height = (
-       SELECT b.block_height FROM chain.blocks b
-        WHERE b.canonical AND b.burn_block_height <= chain_tip.burn_block_height - $1
-        ORDER BY b.burn_block_height DESC, b.block_height DESC LIMIT 1)`,
-    [confirmations],
   );
 }

@@ -26,6 +26,11 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** Largest observer body accepted, bytes (the genesis block is tens of MB). */
   observerBodyLimit: number;
+  /**
+   * SIGNING_KEY_SEED: base64 of a 32-byte ed25519 seed, or null to keep the key in DATA_DIR
+   * (runtime/internal/signing-key.ts). Secret: never logged, never echoed in config errors.
+   */
+  signingKeySeed: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,6 +112,12 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     );
   }
 
+  const signingKeySeed = env.SIGNING_KEY_SEED?.trim() ? env.SIGNING_KEY_SEED.trim() : null;
+  if (signingKeySeed !== null && !isSeed(signingKeySeed)) {
+    // The value is a secret: the problem names the variable, never its content.
+    problems.push("SIGNING_KEY_SEED must be the base64 encoding of exactly 32 bytes (e.g. the output of: openssl rand -base64 32)");
+  }
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     apiHost,
@@ -125,7 +136,13 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     logLevel,
     logFormat,
     observerBodyLimit,
+    signingKeySeed,
   });
+}
+
+/** Base64 (or base64url) text of exactly 32 bytes. */
+function isSeed(text: string): boolean {
+  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) && Buffer.from(text, "base64").length === 32;
 }
 
 /** Parses `host:port`, `[v6]:port`; undefined when malformed. */

@@ -140,6 +140,12 @@ describe("buildModel", () => {
     expect(model.handlers[0].operations.map((op) => op.kind)).toEqual(["update", "delete"]);
   });
 
+  it("reports YAML syntax errors at their position (kept inline: a broken golden spec.yaml would fail lint)", () => {
+    expect(errorsOfYaml("name: x\ntables:\n  t: { columns: \nhandlers: {}\n")).toEqual([
+      "spec.yaml:3:17: invalid YAML: Flow map in block collection must be sufficiently indented and end with a }",
+    ]);
+  });
+
   it("collects every schema error at once", () => {
     const errors = errorsOfYaml(
       "name: Bad\nversion: 1\ndescription: d\nsources: {}\ntables: {}\nhandlers: {}\nextra: 1\n",

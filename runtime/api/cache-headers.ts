@@ -1,0 +1,38 @@
+/**
+ * Cache headers of the read routes (issue "Index and Streams read API" item 7, SPEC.md
+ * "print-schema cache"): immutable pages, short-lived pages, weak ETags. Pure.
+ *
+ * `public` lets shared caches keep a response. That is right on loopback, where reads need no
+ * token; when the API is published past loopback every read needs the instance token, and a
+ * shared cache must not hand a token-protected response to someone without it, so the same
+ * directives are sent with `private` instead.
+ */
+import { createHash } from "node:crypto";
+
+/** A page that can never change (everything in it is at or below the finalized height). */
+export const IMMUTABLE = "max-age=31536000, immutable";
+/** A page near the tip: new blocks or a reorg may change it. */
+export const SHORT_LIVED = "max-age=2";
+/** SPEC.md: print-schema `Cache-Control: public, max-age=300`. */
+export const PRINT_SCHEMA_MAX_AGE = "max-age=300";
+
+/** `public, <directives>` on loopback, `private, <directives>` when reads need the token. */
+export function cacheControl(publishedOnLoopback: boolean, directives: string): string {
+  return `${publishedOnLoopback ? "public" : "private"}, ${directives}`;
+}
+
+/** A weak ETag over the given parts: `W/"<base64url sha1>"`. */
+export function weakEtag(...parts: string[]): string {
+  const h = createHash("sha1");
+  for (const part of parts) h.update(part).update("\u0000");
+  return `W/"${h.digest("base64url")}"`;
+}
+
+/**
+ * Escapes `<`, `>` and `&` as \u003c, \u003e, \u0026 in JSON text built outside res.json (the
+ * app's "json escape" setting does the same for res.json). Outside strings JSON never holds
+ * these characters, so the result is the same JSON value.
+ */
+export function escapeJsonHtml(json: string): string {
+  return json.replace(/[<>&]/g, (c) => (c === "<" ? "\\u003c" : c === ">" ? "\\u003e" : "\\u0026"));
+}

@@ -1,0 +1,161 @@
+/**
+ * One page of the Index / Streams list routes (SPEC.md "Index / Streams list response"):
+ * `{ events, next_cursor, tip: { block_height, finalized_height }, reorgs }`.
+ *
+ * Reads, in this order (no transaction needed; see "consistency" below):
+ * 1. the tip and the horizon (events-sql.ts compileTipRead);
+ * 2. the page, bounded above by that tip;
+ * 3. the reorg records overlapping the page (skipped while the chain has never reorged).
+ *
+ * `next_cursor` (always a string):
+ * - a full page (`limit` events): the cursor of its last event;
+ * - a shorter page: the read has seen everything up to min(tip, to_height), so next_cursor
+ *   moves to the later of its last event, the *horizon* (the last canonical event of any type
+ *   at or below that height — cursors are stable under any filter) and the request's cursor.
+ *   A poller with a sparse filter therefore keeps up with the tip instead of re-scanning from
+ *   an old position, and an empty page never moves it backwards;
+ * - `""` when nothing precedes the read at all (an empty chain): `cursor=` (empty) reads from
+ *   the start, so passing it back works.
+ * Keep sending the same filters (and from_height/to_height) with the new cursor.
+ *
+ * `reorgs` (overlap rule): every reorg whose orphaned height range intersects the page's height
+ * range [low, high] — low = the start position's height (cursor, from_cursor or from_height;
+ * 0 without one), high = the last event's height for a full page, else min(tip, to_height).
+ * A consumer that has already read events at heights above a listed `fork_point_height`
+ * discards what it derived from them and reads again after `resume_cursor`; one reading those
+ * heights for the first time (the page already shows the canonical chain) can ignore it. At
+ * most the 100 newest are listed.
+ *
+ * Consistency: the reads are separate statements. Heights at or below the tip read in step 1
+ * only change through a reorg, and step 3 runs last, so a reorg racing steps 1–2 is listed.
+ *
+ * Cache: a page whose content can no longer change is immutable — a full page whose last event
+ * is at or below the finalized height, or a shorter page bounded by a to_height at or below it.
+ * The weak ETag covers events, next_cursor and reorgs (not `tip`, which only reports the time
+ * of the read), so such a page keeps its ETag forever.
+ */
+import type { Queryable } from "../db/types.js";
+import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "./cache-headers.js";
+import { formatCursor, latestPosition, type Position } from "./cursor.js";
+import type { EventsQuery } from "./events-query.js";
+import { compileEventsPage, compileOverlappingReorgs, compileTipRead, type PageRequest } from "./events-sql.js";
+import { type ReorgRecordJson, type ReorgRow, reorgFromRow } from "./reorg-records.js";
+
+export interface TipSnapshot {
+  tipHeight: number | null;
+  finalizedHeight: number | null;
+  reorgCount: number;
+  /** Last canonical committed event at or below min(tip, to_height). */
+  horizon: Position | null;
+}
+
+/** An event as read: its position and its JSON text (built by PostgreSQL). */
+export interface EventRow {
+  position: Position;
+  json: string;
+}
+
+export interface EventsPage {
+  /** The response body (JSON text). */
+  body: string;
+  etag: string;
+  /** Cache-Control directives (without public/private). */
+  cacheDirectives: string;
+  eventCount: number;
+}
+
+/** Decisions of a page that depend only on what was read. Pure. */
+export interface PagePlan {
+  nextCursor: string;
+  /** The page's height range for the reorg overlap rule; null when there is nothing to check. */
+  reorgRange: { low: number; high: number } | null;
+  immutable: boolean;
+}
+
+export function planPage(query: EventsQuery, tip: TipSnapshot, events: readonly Position[]): PagePlan {
+  const last = events.length ? events[events.length - 1] : null;
+  const full = events.length === query.limit;
+  const next = full ? last : latestPosition(last, tip.horizon, query.requestCursor);
+  const nextCursor = next ? formatCursor(next) : "";
+
+  let reorgRange: PagePlan["reorgRange"] = null;
+  if (tip.tipHeight !== null && tip.reorgCount > 0) {
+    const low = Math.max(0, query.after?.height ?? 0);
+    const scannedTo = query.toHeight === null ? tip.tipHeight : Math.min(tip.tipHeight, query.toHeight);
+    const high = full && last ? last.height : scannedTo;
+    if (high >= low) reorgRange = { low, high };
+  }
+
+  const fin = tip.finalizedHeight;
+  const immutable =
+    fin !== null && (full && last ? last.height <= fin : query.toHeight !== null && query.toHeight <= fin);
+  return { nextCursor, reorgRange, immutable };
+}
+
+export async function readTipSnapshot(q: Queryable, toHeight: number | null): Promise<TipSnapshot> {
+  const { sql, params } = compileTipRead(toHeight);
+  const { rows } = await q.query<{
+    tip_height: number | null;
+    finalized_height: number | null;
+    reorg_count: string | number;
+    horizon_height: number | null;
+    horizon_index: number | null;
+  }>(sql, params);
+  const r = rows[0];
+  if (!r) return { tipHeight: null, finalizedHeight: null, reorgCount: 0, horizon: null };
+  return {
+    tipHeight: r.tip_height === null ? null : Number(r.tip_height),
+    finalizedHeight: r.finalized_height === null ? null : Number(r.finalized_height),
+    reorgCount: Number(r.reorg_count),
+    horizon:
+      r.horizon_height === null || r.horizon_index === null
+        ? null
+        : { height: Number(r.horizon_height), index: Number(r.horizon_index) },
+  };
+}
+
+/** Events after `request.after` up to `maxHeight`, in cursor order. */
+export async function readEventRows(
+  q: Queryable,
+  request: PageRequest,
+  bounds: { maxHeight: number; finalizedHeight: number | null },
+): Promise<EventRow[]> {
+  const compiled = compileEventsPage(request, bounds);
+  if (!compiled) return [];
+  const { rows } = await q.query<{ block_height: number; event_index: number; j: string }>(compiled.sql, compiled.params);
+  return rows.map((r) => ({ position: { height: Number(r.block_height), index: Number(r.event_index) }, json: r.j }));
+}
+
+export async function readOverlappingReorgs(q: Queryable, low: number, high: number): Promise<ReorgRecordJson[]> {
+  const { sql, params } = compileOverlappingReorgs(low, high);
+  const { rows } = await q.query<ReorgRow>(sql, params);
+  return rows.map(reorgFromRow);
+}
+
+/** Reads and renders one page. */
+export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<EventsPage> {
+  const tip = await readTipSnapshot(q, query.toHeight);
+  let rows: EventRow[] = [];
+  if (tip.tipHeight !== null) {
+    const maxHeight = query.toHeight === null ? tip.tipHeight : Math.min(tip.tipHeight, query.toHeight);
+    rows = await readEventRows(q, query, { maxHeight, finalizedHeight: tip.finalizedHeight });
+  }
+  const plan = planPage(
+    query,
+    tip,
+    rows.map((r) => r.position),
+  );
+  const reorgs = plan.reorgRange ? await readOverlappingReorgs(q, plan.reorgRange.low, plan.reorgRange.high) : [];
+
+  const eventsJson = `[${rows.map((r) => r.json).join(",")}]`;
+  const reorgsJson = JSON.stringify(reorgs);
+  const tipJson = JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
+  const nextJson = JSON.stringify(plan.nextCursor);
+  const body = escapeJsonHtml(`{"events":${eventsJson},"next_cursor":${nextJson},"tip":${tipJson},"reorgs":${reorgsJson}}`);
+  return {
+    body,
+    etag: weakEtag(eventsJson, nextJson, reorgsJson),
+    cacheDirectives: plan.immutable ? IMMUTABLE : SHORT_LIVED,
+    eventCount: rows.length,
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * Ingest benchmark (`make bench`): simulated chain traffic through `sluice import` (the compiled
+ * CLI, chain tables only) into PGlite and PostgreSQL, and observer acknowledgement latency.
+ * Prints blocks/s, events/s, peak RSS, database size per million events, ack p50/p99.
+ *
+ *   BENCH_BLOCKS=20000 BENCH_EVENTS=30 BENCH_ACK_BLOCKS=300 npx tsx test/bench/ingest.ts
+ *
+ * Not a test: figures to compare against the targets in the README.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { parseConfig } from "../../runtime/config/index.js";
+import { createPgliteDb } from "../../runtime/db/pglite.js";
+import { createPostgresDb } from "../../runtime/db/postgres.js";
+import type { Db } from "../../runtime/db/types.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
+import { startService } from "../../runtime/service.js";
+import { ChainSimulator, writeSimulation } from "../../runtime/simulator/index.js";
+import { createPgDatabase } from "../support/db.js";
+import { REPO_ROOT } from "../support/fixtures.js";
+
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 30);
+const ACK_BLOCKS = Number(process.env.BENCH_ACK_BLOCKS ?? 300);
+const ONLY = process.env.BENCH_DB; // "pglite" | "postgres" | undefined (both)
+const WORK = path.join(REPO_ROOT, ".tmp/bench");
+const CLI = path.join(REPO_ROOT, "dist/runtime/cli/main.js");
+
+function log(line: string) {
+  process.stdout.write(`${line}\n`);
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    total += entry.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
+  }
+  return total;
+}
+
+async function simulatedTsv(): Promise<{ file: string; events: number }> {
+  fs.mkdirSync(WORK, { recursive: true });
+  const file = path.join(WORK, `sim-${BLOCKS}x${EVENTS}.tsv`);
+  if (!fs.existsSync(`${file}.truth.json`)) {
+    log(`generating ${BLOCKS} blocks × ~${EVENTS} events with the simulator…`);
+    await writeSimulation({ seed: "bench", blocks: BLOCKS, eventsPerBlock: EVENTS, forkRate: 0.01 }, file);
+  }
+  const truth = JSON.parse(fs.readFileSync(`${file}.truth.json`, "utf8"));
+  return { file, events: truth.eventCount };
+}
+
+interface ImportFigures {
+  seconds: number;
+  blocks: number;
+  events: number;
+  rssMb: number;
+}
+
+function runImport(file: string, env: Record<string, string>): ImportFigures {
+  const started = performance.now();
+  const res = spawnSync(process.execPath, [CLI, "import", "--quiet", file], {
+    env: { ...process.env, LOG_LEVEL: "error", ...env },
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (res.status !== 0) throw new Error(`import failed (${res.status}):\n${res.stderr}\n${res.stdout}`);
+  const out = res.stdout;
+  const blocks = Number(/(\d+) blocks \(/.exec(out)?.[1] ?? 0);
+  const events = Number(/events (\d+)/.exec(out)?.[1] ?? 0);
+  const rssMb = Number(/peak RSS (\d+) MB/.exec(out)?.[1] ?? 0);
+  return { seconds, blocks, events, rssMb };
+}
+
+function report(label: string, f: ImportFigures, dbBytes: number) {
+  const perMillion = (dbBytes / Math.max(f.events, 1)) * 1e6;
+  log(
+    `${label.padEnd(10)} ${f.blocks} blocks, ${f.events} events in ${f.seconds.toFixed(1)} s (process wall, incl. start-up): ` +
+      `${(f.blocks / f.seconds).toFixed(0)} blocks/s, ${(f.events / f.seconds).toFixed(0)} events/s, ` +
+      `peak RSS ${f.rssMb} MB, database ${(dbBytes / 1e6).toFixed(0)} MB (${(perMillion / 1e9).toFixed(2)} GB per million events)`,
+  );
+}
+
+async function postgresReachable(): Promise<boolean> {
+  try {
+    const c = await createPgDatabase();
+    await c.drop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Time from POST to 200 for each /new_block of a 30-event simulated chain, on a running service. */
+async function ackLatency(label: string, db: Db) {
+  const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", NETWORK: "devnet" });
+  const service = await startService({ config, logger: silentLogger, db });
+  const sim = new ChainSimulator({ seed: "ack", blocks: ACK_BLOCKS, eventsPerBlock: 30, forkRate: 0 }, { recordTruth: false });
+  const samples: number[] = [];
+  for (const p of sim.payloads()) {
+    const body = JSON.stringify(p.body);
+    const t0 = performance.now();
+    const res = await fetch(service.observerUrl + p.path, { method: "POST", headers: { "content-type": "application/json" }, body });
+    await res.arrayBuffer();
+    if (p.path === "/new_block") samples.push(performance.now() - t0);
+  }
+  await service.idle();
+  await service.stop();
+  samples.sort((a, b) => a - b);
+  const pct = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))].toFixed(1);
+  log(`${label.padEnd(10)} observer ack latency over ${samples.length} blocks of ~30 events: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`);
+}
+
+async function main() {
+  if (!fs.existsSync(CLI)) throw new Error("build first: npm run build");
+  const { file } = await simulatedTsv();
+  log(`input ${path.relative(REPO_ROOT, file)} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB)`);
+
+  if (ONLY !== "postgres") {
+    const dataDir = path.join(WORK, "pglite-data");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const figures = runImport(file, { DATA_DIR: dataDir });
+    report("PGlite", figures, dirBytes(dataDir));
+    const db = await createPgliteDb(undefined);
+    await ackLatency("PGlite", db);
+    await db.close();
+  }
+  if (ONLY !== "pglite") {
+    if (!(await postgresReachable())) {
+      log("PostgreSQL not reachable at 127.0.0.1:5432: skipped");
+      return;
+    }
+    const created = await createPgDatabase();
+    try {
+      const figures = runImport(file, { DATABASE_URL: created.url });
+      const db = await createPostgresDb(created.url, 2);
+      const { rows } = await db.query<{ size: string }>("SELECT pg_database_size(current_database()) AS size");
+      await db.close();
+      report("PostgreSQL", figures, Number(rows[0].size));
+    } finally {
+      await created.drop();
+    }
+    const ackDb = await createPgDatabase();
+    try {
+      const db = await createPostgresDb(ackDb.url, 10);
+      await ackLatency("PostgreSQL", db);
+      await db.close();
+    } finally {
+      await ackDb.drop();
+    }
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
