@@ -62,6 +62,8 @@ export interface Ingestor {
   /** Import: journal (deduplicated by sourceKey) and process in one transaction. `decoded` may be
    * computed ahead (the import decodes the next request while this one's transaction runs). */
   importRequest(path: string, body: string, sourceKey: string, decoded?: DecodeResult): Promise<IngestOutcome>;
+  /** Import several consecutive requests in one transaction (each block still wholly inside it). */
+  importBatch(items: ImportItem[]): Promise<IngestOutcome[]>;
   /** Pure decoding step of a request, never throws. */
   decode(path: string, body: string): DecodeResult;
   /** Processes every pending journal row in id order (start-up recovery). */
@@ -74,6 +76,13 @@ type Decoded =
   | { kind: "other" };
 
 export type DecodeResult = Decoded | { kind: "malformed"; reason: string };
+
+export interface ImportItem {
+  path: string;
+  body: string;
+  sourceKey: string;
+  decoded: DecodeResult;
+}
 
 /** Pure: parses and decodes a request body; throws MalformedPayloadError on bad input. */
 export function decodeRequest(path: string, body: string): Decoded {
@@ -228,30 +237,56 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     },
 
     async importRequest(path, body, sourceKey, predecoded) {
-      const decoded = predecoded ?? tryDecode(path, body);
-      if (decoded.kind === "malformed") {
+      const [outcome] = await ingestor.importBatch([{ path, body, sourceKey, decoded: predecoded ?? tryDecode(path, body) }]);
+      return outcome;
+    },
+
+    async importBatch(items) {
+      const outcomes: IngestOutcome[] = new Array(items.length);
+      const usable: number[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const { path, body, sourceKey, decoded } = items[i];
+        if (decoded.kind !== "malformed") {
+          usable.push(i);
+          continue;
+        }
         logger.warn({ msg: "malformed payload in import", path, source_key: sourceKey, error: decoded.reason });
         const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
-        if (id === null) return { kind: "skipped" };
-        await markJournalMalformed(db, id, decoded.reason);
-        return { kind: "malformed", reason: decoded.reason };
+        if (id !== null) await markJournalMalformed(db, id, decoded.reason);
+        outcomes[i] = id === null ? { kind: "skipped" } : { kind: "malformed", reason: decoded.reason };
       }
-      return db
-        .transaction(async (q) => {
+      const apply = (indexes: number[]) =>
+        db.transaction(async (q) => {
           await relaxCommit(q, db.kind);
-          // The import file is the durable copy: the journal keeps a pointer (its key), not the body.
-          const id = await insertJournal(q, { path, body: "", bodyBytes: Buffer.byteLength(body), sourceKey, state: "done" });
-          if (id === null) return { kind: "skipped" } as const;
-          return applyDecoded(q, decoded);
-        })
-        .catch(async (err) => {
-          if (!isDataException(err)) throw err;
-          const reason = `database rejected the data: ${errorMessage(err)}`;
-          logger.warn({ msg: "payload rejected by the database in import", path, source_key: sourceKey, error: reason });
-          const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
-          if (id) await markJournalMalformed(db, id, reason);
-          return { kind: "malformed", reason } as const;
+          const results: IngestOutcome[] = [];
+          for (const i of indexes) {
+            const { path, body, sourceKey, decoded } = items[i];
+            // The import file is the durable copy: the journal keeps a pointer (its key), not the body.
+            const id = await insertJournal(q, { path, body: "", bodyBytes: Buffer.byteLength(body), sourceKey, state: "done" });
+            results.push(id === null ? { kind: "skipped" } : await applyDecoded(q, decoded as Decoded));
+          }
+          return results;
         });
+      try {
+        const results = await apply(usable);
+        usable.forEach((i, k) => {
+          outcomes[i] = results[k];
+        });
+      } catch (err) {
+        if (!isDataException(err)) throw err;
+        if (usable.length > 1) {
+          // Isolate the request the database refuses: one transaction per request.
+          for (const i of usable) [outcomes[i]] = await ingestor.importBatch([items[i]]);
+          return outcomes;
+        }
+        const { path, body, sourceKey } = items[usable[0]];
+        const reason = `database rejected the data: ${errorMessage(err)}`;
+        logger.warn({ msg: "payload rejected by the database in import", path, source_key: sourceKey, error: reason });
+        const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
+        if (id) await markJournalMalformed(db, id, reason);
+        outcomes[usable[0]] = { kind: "malformed", reason };
+      }
+      return outcomes;
     },
 
     decode: tryDecode,
