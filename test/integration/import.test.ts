@@ -1,0 +1,80 @@
+/**
+ * `sluice import` (issue "Foundation" §5): every recorded fixture imported through the import path
+ * gives the chain the independent model expects; importing again changes nothing.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIngestor } from "../../runtime/chain/ingest.js";
+import { importReplayFile } from "../../runtime/cli/import.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
+import { expectedChain } from "../support/chain-model.js";
+import { runCli } from "../support/cli.js";
+import { type TestDb, createTestDb } from "../support/db.js";
+import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
+
+const apiDir = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
+const files = hasFixtures ? fs.readdirSync(apiDir).filter((f) => /\.tsv(\.gz)?$/.test(f)).sort() : [];
+
+async function chainState(db: TestDb["db"]) {
+  const blocks = await db.query("SELECT index_block_hash, canonical FROM chain.blocks ORDER BY 1");
+  const events = await db.query("SELECT event_type, count(*)::int AS n FROM chain.events WHERE canonical AND committed GROUP BY 1 ORDER BY 1");
+  const tip = await db.query("SELECT index_block_hash, block_height, canonical_events, reorg_count FROM control.chain_tip");
+  return { blocks: blocks.rows, events: events.rows, tip: tip.rows };
+}
+
+describe.skipIf(!hasFixtures)("sluice import", () => {
+  let testDb: TestDb;
+  beforeAll(async () => {
+    testDb = await createTestDb();
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+
+  for (const file of files) {
+    it(`${file}: imports to the expected chain; a second import is a no-op`, async () => {
+      await testDb.reset();
+      const ingestor = createIngestor({ db: testDb.db, logger: silentLogger, finalityBurnConfirmations: 6 });
+      const full = path.join(apiDir, file);
+      const rows = readReplayTsv(full);
+      const first = await importReplayFile(full, ingestor, undefined, { batchSize: 7 });
+      expect(first.rows).toBe(rows.length);
+      expect(first.malformed).toBe(0);
+
+      const want = expectedChain(rows);
+      const { rows: canonical } = await testDb.db.query<{ h: string }>("SELECT index_block_hash AS h FROM chain.blocks WHERE canonical");
+      expect(new Set(canonical.map((r) => r.h))).toEqual(want.canonicalHashes);
+      const { rows: events } = await testDb.db.query<{ event_type: string; n: number }>(
+        "SELECT event_type, count(*)::int AS n FROM chain.events WHERE canonical AND committed GROUP BY 1",
+      );
+      expect(Object.fromEntries(events.map((r) => [r.event_type, r.n]))).toEqual(want.eventCounts);
+
+      const before = await chainState(testDb.db);
+      const again = await importReplayFile(full, ingestor);
+      expect(again.skipped).toBe(rows.length);
+      expect(await chainState(testDb.db)).toEqual(before);
+    });
+  }
+});
+
+describe("sluice import: bad input", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-import-"));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("a missing file exits 2 with a clear message", async () => {
+    const res = await runCli(["import", path.join(dir, "nope.tsv")], { DATA_DIR: path.join(dir, "data1") });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/no such file: .*nope\.tsv/);
+  });
+
+  it("a line without four columns fails with file:line and the expected format, no stack trace", async () => {
+    const file = path.join(dir, "bad.tsv");
+    fs.writeFileSync(file, "1\t2021-01-01\t/new_block\n");
+    const res = await runCli(["import", "--quiet", file], { DATA_DIR: path.join(dir, "data2") });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/bad\.tsv:1: expected 4 tab-separated columns/);
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+});
