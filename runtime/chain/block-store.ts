@@ -19,12 +19,8 @@ export function toJsonb(v: unknown): string | null {
 const json = toJsonb;
 
 /** The same rule for text columns (a vm_error can quote a Clarity string holding U+0000). */
-const text = (v: string | null): string | null => (v !== null && v.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v);
-
-export async function blockExists(q: Queryable, indexBlockHash: string): Promise<boolean> {
-  const { rows } = await q.query("SELECT 1 FROM chain.blocks WHERE index_block_hash = $1", [indexBlockHash]);
-  return rows.length > 0;
-}
+const text = (v: string | null): string | null =>
+  v?.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v;
 
 export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
   await q.query(

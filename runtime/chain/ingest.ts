@@ -6,16 +6,16 @@
 import type { Db, Queryable } from "../db/types.js";
 import { MalformedPayloadError, errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import {
-  insertBlockRows,
-  loadBlock,
-  readBranch,
-  readCanonicalAbove,
-  setCanonical,
-} from "./block-store.js";
+import { insertBlockRows, loadBlock, readBranch, readCanonicalAbove, setCanonical } from "./block-store.js";
 import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
 import { type BlockRef, planForkChoice } from "./fork-choice.js";
-import { type JournalEntry, insertJournal, markJournalDone, markJournalMalformed, readPendingJournal } from "./journal.js";
+import {
+  type JournalEntry,
+  insertJournal,
+  markJournalDone,
+  markJournalMalformed,
+  readPendingJournal,
+} from "./journal.js";
 import { lockTipAndCheckBlock, tipRef, updateTip } from "./tip.js";
 import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
 
@@ -38,7 +38,13 @@ export interface ReorgRecord {
 }
 
 export type IngestOutcome =
-  | { kind: "block"; result: "extended" | "side" | "duplicate" | "reorg"; height: number; indexBlockHash: string; events: number }
+  | {
+      kind: "block";
+      result: "extended" | "side" | "duplicate" | "reorg";
+      height: number;
+      indexBlockHash: string;
+      events: number;
+    }
   | { kind: "burn_block"; burnBlockHeight: number }
   | { kind: "journaled" }
   | { kind: "malformed"; reason: string }
@@ -108,7 +114,13 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       await q.query(
         `INSERT INTO chain.burn_blocks (burn_block_hash, burn_block_height, burn_amount, reward_recipients, reward_slot_holders)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (burn_block_hash) DO NOTHING`,
-        [b.burnBlockHash, b.burnBlockHeight, b.burnAmount, JSON.stringify(b.rewardRecipients), JSON.stringify(b.rewardSlotHolders)],
+        [
+          b.burnBlockHash,
+          b.burnBlockHeight,
+          b.burnAmount,
+          JSON.stringify(b.rewardRecipients),
+          JSON.stringify(b.rewardSlotHolders),
+        ],
       );
       await updateTip(q, { burnBlockHeight: b.burnBlockHeight }, confirmations);
       return { kind: "burn_block", burnBlockHeight: b.burnBlockHeight };
@@ -118,7 +130,12 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
 
   async function applyBlock(q: Queryable, block: DecodedBlock): Promise<IngestOutcome> {
     const { tip, stored } = await lockTipAndCheckBlock(q, block.indexBlockHash);
-    const base = { kind: "block" as const, height: block.height, indexBlockHash: block.indexBlockHash, events: block.events.length };
+    const base = {
+      kind: "block" as const,
+      height: block.height,
+      indexBlockHash: block.indexBlockHash,
+      events: block.events.length,
+    };
     if (stored) return { ...base, result: "duplicate" };
 
     const current = tipRef(tip);
@@ -157,7 +174,11 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     const plan = planForkChoice({ tip: current, block: ref, branch, forkBase });
     if (plan.kind !== "switch") throw new Error(`unexpected fork plan ${plan.kind}`);
     if (plan.gap) {
-      logger.warn({ msg: "block ancestry incomplete; following the longer chain", block_height: block.height, index_block_hash: block.indexBlockHash });
+      logger.warn({
+        msg: "block ancestry incomplete; following the longer chain",
+        block_height: block.height,
+        index_block_hash: block.indexBlockHash,
+      });
     }
     const orphaned = await readCanonicalAbove(q, plan.forkPointHeight);
     let txDelta = 0;
@@ -180,16 +201,41 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     let reorgs = 0;
     if (orphaned.length && current) {
       reorgs = 1;
-      const record: ReorgRecord = { forkPointHeight: plan.forkPointHeight, orphaned, applied: plan.apply, oldTip: current, newTip };
+      const record: ReorgRecord = {
+        forkPointHeight: plan.forkPointHeight,
+        orphaned,
+        applied: plan.apply,
+        oldTip: current,
+        newTip,
+      };
       await insertReorg(q, record);
       for (const h of hooks) await h.onReorg?.(q, record);
       if (tip.finalizedHeight !== null && plan.forkPointHeight < tip.finalizedHeight) {
-        logger.error({ msg: "reorg below the finality boundary", fork_point_height: plan.forkPointHeight, finalized_height: tip.finalizedHeight });
+        logger.error({
+          msg: "reorg below the finality boundary",
+          fork_point_height: plan.forkPointHeight,
+          finalized_height: tip.finalizedHeight,
+        });
       }
-      logger.info({ msg: "reorg", fork_point_height: plan.forkPointHeight, orphaned: orphaned.length, applied: plan.apply.length, block_height: block.height });
+      logger.info({
+        msg: "reorg",
+        fork_point_height: plan.forkPointHeight,
+        orphaned: orphaned.length,
+        applied: plan.apply.length,
+        block_height: block.height,
+      });
     }
-    await updateTip(q, { tip: newTip, burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, txDelta, eventDelta, reorgs }, confirmations);
-    await notify(q, { type: reorgs ? "reorg" : "block", height: block.height, index_block_hash: block.indexBlockHash, fork_point_height: plan.forkPointHeight });
+    await updateTip(
+      q,
+      { tip: newTip, burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, txDelta, eventDelta, reorgs },
+      confirmations,
+    );
+    await notify(q, {
+      type: reorgs ? "reorg" : "block",
+      height: block.height,
+      index_block_hash: block.indexBlockHash,
+      fork_point_height: plan.forkPointHeight,
+    });
     return { ...base, result: reorgs ? "reorg" : "extended" };
   }
 
@@ -231,13 +277,16 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         return await processDecoded(entry.id, decoded);
       } catch (err) {
         // The database refusing the data itself will refuse it on every retry: record and move on.
-        if (isDataException(err)) return recordMalformed(entry.id, entry.path, `database rejected the data: ${errorMessage(err)}`);
+        if (isDataException(err))
+          return recordMalformed(entry.id, entry.path, `database rejected the data: ${errorMessage(err)}`);
         throw err;
       }
     },
 
     async importRequest(path, body, sourceKey, predecoded) {
-      const [outcome] = await ingestor.importBatch([{ path, body, sourceKey, decoded: predecoded ?? tryDecode(path, body) }]);
+      const [outcome] = await ingestor.importBatch([
+        { path, body, sourceKey, decoded: predecoded ?? tryDecode(path, body) },
+      ]);
       return outcome;
     },
 
@@ -262,7 +311,13 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           for (const i of indexes) {
             const { path, body, sourceKey, decoded } = items[i];
             // The import file is the durable copy: the journal keeps a pointer (its key), not the body.
-            const id = await insertJournal(q, { path, body: "", bodyBytes: Buffer.byteLength(body), sourceKey, state: "done" });
+            const id = await insertJournal(q, {
+              path,
+              body: "",
+              bodyBytes: Buffer.byteLength(body),
+              sourceKey,
+              state: "done",
+            });
             results.push(id === null ? { kind: "skipped" } : await applyDecoded(q, decoded as Decoded));
           }
           return results;

@@ -52,9 +52,18 @@ export function createObserverApp(deps: {
   });
 
   // Oversized or unreadable bodies: the node must retry (after an operator raises the limit).
-  app.use((err: Error & { status?: number; type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    deps.logger.error({ msg: "observer request rejected", error: err.message, type: err.type });
-    res.status(err.status ?? 500).json({ error: err.message, code: err.type === "entity.too.large" ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST" });
-  });
+  app.use(
+    (
+      err: Error & { status?: number; type?: string },
+      _req: express.Request,
+      res: express.Response,
+      _next: express.NextFunction,
+    ) => {
+      deps.logger.error({ msg: "observer request rejected", error: err.message, type: err.type });
+      res
+        .status(err.status ?? 500)
+        .json({ error: err.message, code: err.type === "entity.too.large" ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST" });
+    },
+  );
   return app;
 }

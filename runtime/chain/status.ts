@@ -4,9 +4,21 @@ import type { JournalProcessor } from "./processor.js";
 import { readTip } from "./tip.js";
 
 export interface IngestStatus {
-  tip: { block_height: number | null; index_block_hash: string | null; burn_block_height: number | null; finalized_height: number | null };
+  tip: {
+    block_height: number | null;
+    index_block_hash: string | null;
+    burn_block_height: number | null;
+    finalized_height: number | null;
+  };
   lag: { seconds_since_last_block: number | null; journal_backlog: number; last_error: string | null };
-  counts: { blocks: number; canonical_transactions: number; canonical_events: number; reorgs: number; malformed_payloads: number; journal_pending: number };
+  counts: {
+    blocks: number;
+    canonical_transactions: number;
+    canonical_events: number;
+    reorgs: number;
+    malformed_payloads: number;
+    journal_pending: number;
+  };
 }
 
 export async function readIngestStatus(q: Queryable, processor?: JournalProcessor): Promise<IngestStatus> {
@@ -23,7 +35,9 @@ export async function readIngestStatus(q: Queryable, processor?: JournalProcesso
       finalized_height: tip.finalizedHeight,
     },
     lag: {
-      seconds_since_last_block: tip.lastBlockAt ? Math.max(0, Math.round((Date.now() - tip.lastBlockAt.getTime()) / 1000)) : null,
+      seconds_since_last_block: tip.lastBlockAt
+        ? Math.max(0, Math.round((Date.now() - tip.lastBlockAt.getTime()) / 1000))
+        : null,
       journal_backlog: processor?.backlog ?? 0,
       last_error: processor?.lastError ?? null,
     },

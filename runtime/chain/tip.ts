@@ -41,7 +41,10 @@ export async function readTip(q: Queryable, forUpdate = false): Promise<ChainTip
 }
 
 /** Locks the tip row (one block at a time, across processes) and says whether a block is stored. */
-export async function lockTipAndCheckBlock(q: Queryable, indexBlockHash: string): Promise<{ tip: ChainTip; stored: boolean }> {
+export async function lockTipAndCheckBlock(
+  q: Queryable,
+  indexBlockHash: string,
+): Promise<{ tip: ChainTip; stored: boolean }> {
   const { rows } = await q.query(
     `${SELECT_TIP.replace(" FROM control.chain_tip", ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored FROM control.chain_tip")} FOR UPDATE`,
     [indexBlockHash],

@@ -51,7 +51,8 @@ export function registerDevCommand(program: Command): void {
     .option("--fork-rate <p>", "chance per block of a competing branch (depth 1-3)", Number, 0.05)
     .addHelpText("after", "\nConfiguration comes from the environment (see README); NETWORK should be devnet.")
     .action(async (opts: { rate: number; seed: string; eventsPerBlock: number; forkRate: number }) => {
-      if (!(opts.forkRate >= 0 && opts.forkRate <= 1)) program.error("--fork-rate must be within [0, 1]", { exitCode: 2 });
+      if (!(opts.forkRate >= 0 && opts.forkRate <= 1))
+        program.error("--fork-rate must be within [0, 1]", { exitCode: 2 });
       const config = parseConfig();
       const logger = createLogger({ level: config.logLevel, format: config.logFormat });
       const service = await startService({ config, logger });
@@ -59,7 +60,13 @@ export function registerDevCommand(program: Command): void {
       const abort = new AbortController();
 
       const simulator = new ChainSimulator(
-        { seed: opts.seed, blocks: Number.POSITIVE_INFINITY, eventsPerBlock: opts.eventsPerBlock, forkRate: opts.forkRate, network: config.network },
+        {
+          seed: opts.seed,
+          blocks: Number.POSITIVE_INFINITY,
+          eventsPerBlock: opts.eventsPerBlock,
+          forkRate: opts.forkRate,
+          network: config.network,
+        },
         { recordTruth: false },
       );
       const storedHeight = (await readTip(service.db)).blockHeight ?? 0;
@@ -76,7 +83,9 @@ export function registerDevCommand(program: Command): void {
           `  subgraph   curl -s '${base}/v1/subgraphs/asset-holdings/holdings?_limit=5'`,
           `  subgraphs  curl -s ${base}/v1/subgraphs`,
           "",
-          storedHeight ? `Catching up to the stored tip (height ${storedHeight}), then about ${opts.rate} block/s. Ctrl-C stops.` : `About ${opts.rate} block/s. Ctrl-C stops.`,
+          storedHeight
+            ? `Catching up to the stored tip (height ${storedHeight}), then about ${opts.rate} block/s. Ctrl-C stops.`
+            : `About ${opts.rate} block/s. Ctrl-C stops.`,
           "",
         ].join("\n"),
       );
@@ -85,10 +94,15 @@ export function registerDevCommand(program: Command): void {
         const payloads = simulator.payloads()[Symbol.iterator]();
         const held: { value?: SimPayload } = {};
         // Same seed, same chain: what is already stored is re-posted as fast as accepted (no-ops).
-        const behind = (p: SimPayload) =>
-          p.path !== "/new_block" || Number(p.body.block_height) <= storedHeight;
-        await postToObserver(service.observerUrl, takeWhile(payloads, behind, held), { asFastAsAccepted: true, signal: abort.signal });
-        await postToObserver(service.observerUrl, rest(payloads, held), { ratePerSecond: opts.rate, signal: abort.signal });
+        const behind = (p: SimPayload) => p.path !== "/new_block" || Number(p.body.block_height) <= storedHeight;
+        await postToObserver(service.observerUrl, takeWhile(payloads, behind, held), {
+          asFastAsAccepted: true,
+          signal: abort.signal,
+        });
+        await postToObserver(service.observerUrl, rest(payloads, held), {
+          ratePerSecond: opts.rate,
+          signal: abort.signal,
+        });
       })().catch((err) => {
         if (!abort.signal.aborted) logger.error({ msg: "simulator stopped", error: err });
       });

@@ -11,7 +11,9 @@ import { createProgress } from "./progress.js";
 export function registerImportCommand(program: Command): void {
   program
     .command("import")
-    .description("replay a stacks-blockchain-api event-replay TSV (plain or .gz) through the ingest path; re-running is a no-op")
+    .description(
+      "replay a stacks-blockchain-api event-replay TSV (plain or .gz) through the ingest path; re-running is a no-op",
+    )
     .argument("<file>", "event-replay TSV: id <TAB> timestamp <TAB> path <TAB> json, one request per line")
     .option("--quiet", "no progress line")
     .addHelpText("after", "\nUses DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database), like the service.")
@@ -25,7 +27,8 @@ export function registerImportCommand(program: Command): void {
       try {
         await migrate(db);
         const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations });
-        if (!opts.quiet) process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
+        if (!opts.quiet)
+          process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress());
         process.stderr.write(opts.quiet ? "" : "\n");
         process.stdout.write(`${describeSummary(file, summary)}\n`);

@@ -24,7 +24,20 @@ export interface ImportSummary {
 }
 
 export function emptySummary(): ImportSummary {
-  return { rows: 0, blocks: 0, extended: 0, side: 0, duplicate: 0, reorgs: 0, burnBlocks: 0, events: 0, malformed: 0, skipped: 0, otherRequests: 0, seconds: 0 };
+  return {
+    rows: 0,
+    blocks: 0,
+    extended: 0,
+    side: 0,
+    duplicate: 0,
+    reorgs: 0,
+    burnBlocks: 0,
+    events: 0,
+    malformed: 0,
+    skipped: 0,
+    otherRequests: 0,
+    seconds: 0,
+  };
 }
 
 /** Pure: folds one outcome into the summary. */
@@ -84,7 +97,12 @@ export async function importReplayFile(
   for await (const row of readReplayRows(file, (consumed, total) => {
     fraction = total ? consumed / total : 1;
   })) {
-    batch.push({ path: row.path, body: row.body, sourceKey: requestKey(row.path, row.body), decoded: ingestor.decode(row.path, row.body) });
+    batch.push({
+      path: row.path,
+      body: row.body,
+      sourceKey: requestKey(row.path, row.body),
+      decoded: ingestor.decode(row.path, row.body),
+    });
     batchBytes += row.body.length;
     if (batch.length >= options.batchSize || batchBytes >= BATCH_BYTES) await flush();
     if (progress) {

@@ -28,5 +28,9 @@ export function formatRate(n: number): string {
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "?";
   const s = Math.round(seconds);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m` : s >= 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${s % 60}s`
+      : `${s}s`;
 }

@@ -7,7 +7,8 @@ import type { IngestStatus } from "../chain/status.js";
 /** Pure: one line from two successive status readings `seconds` apart. */
 export function formatStatusLine(prev: IngestStatus | null, cur: IngestStatus, seconds: number): string {
   const blocksPerSecond = prev && seconds > 0 ? Math.max(0, cur.counts.blocks - prev.counts.blocks) / seconds : 0;
-  const eventsPerSecond = prev && seconds > 0 ? Math.max(0, cur.counts.canonical_events - prev.counts.canonical_events) / seconds : 0;
+  const eventsPerSecond =
+    prev && seconds > 0 ? Math.max(0, cur.counts.canonical_events - prev.counts.canonical_events) / seconds : 0;
   const parts = [
     `tip ${cur.tip.block_height ?? "-"}`,
     `${blocksPerSecond.toFixed(1)} blocks/s`,

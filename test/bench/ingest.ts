@@ -97,12 +97,19 @@ async function postgresReachable(): Promise<boolean> {
 async function ackLatency(label: string, db: Db) {
   const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", NETWORK: "devnet" });
   const service = await startService({ config, logger: silentLogger, db });
-  const sim = new ChainSimulator({ seed: "ack", blocks: ACK_BLOCKS, eventsPerBlock: 30, forkRate: 0 }, { recordTruth: false });
+  const sim = new ChainSimulator(
+    { seed: "ack", blocks: ACK_BLOCKS, eventsPerBlock: 30, forkRate: 0 },
+    { recordTruth: false },
+  );
   const samples: number[] = [];
   for (const p of sim.payloads()) {
     const body = JSON.stringify(p.body);
     const t0 = performance.now();
-    const res = await fetch(service.observerUrl + p.path, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const res = await fetch(service.observerUrl + p.path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     await res.arrayBuffer();
     if (p.path === "/new_block") samples.push(performance.now() - t0);
   }
@@ -110,7 +117,9 @@ async function ackLatency(label: string, db: Db) {
   await service.stop();
   samples.sort((a, b) => a - b);
   const pct = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))].toFixed(1);
-  log(`${label.padEnd(10)} observer ack latency over ${samples.length} blocks of ~30 events: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`);
+  log(
+    `${label.padEnd(10)} observer ack latency over ${samples.length} blocks of ~30 events: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`,
+  );
 }
 
 async function main() {

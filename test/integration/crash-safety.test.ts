@@ -19,7 +19,12 @@ const SEED = Number(process.env.SEED ?? Date.now() % 100_000);
 /** Several recorded files concatenated: a few thousand requests, reorgs and duplicates included. */
 function buildInput(dir: string): string {
   const api = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
-  const parts = ["mainnet-reorg-scenario1.tsv", "poisonmicroblock.tsv", "mainnet-out-of-order-microblock.tsv", "mainnet-reorg-scenario2.tsv"];
+  const parts = [
+    "mainnet-reorg-scenario1.tsv",
+    "poisonmicroblock.tsv",
+    "mainnet-out-of-order-microblock.tsv",
+    "mainnet-reorg-scenario2.tsv",
+  ];
   const file = path.join(dir, "input.tsv");
   fs.writeFileSync(file, parts.map((p) => fs.readFileSync(path.join(api, p), "utf8").trimEnd()).join("\n") + "\n");
   return file;
@@ -49,9 +54,13 @@ async function snapshot(db: Db) {
   return {
     blocks: await q("SELECT index_block_hash, block_height, canonical FROM chain.blocks ORDER BY index_block_hash"),
     txs: await q("SELECT index_block_hash, tx_index, tx_id, canonical FROM chain.transactions ORDER BY 1, 2"),
-    events: await q("SELECT index_block_hash, event_index, event_type, canonical, amount::text FROM chain.events ORDER BY 1, 2"),
+    events: await q(
+      "SELECT index_block_hash, event_index, event_type, canonical, amount::text FROM chain.events ORDER BY 1, 2",
+    ),
     burn: await q("SELECT burn_block_hash FROM chain.burn_blocks ORDER BY 1"),
-    reorgs: await q("SELECT fork_point_height, orphaned_blocks, applied_blocks, new_tip_hash FROM chain.reorgs ORDER BY id"),
+    reorgs: await q(
+      "SELECT fork_point_height, orphaned_blocks, applied_blocks, new_tip_hash FROM chain.reorgs ORDER BY id",
+    ),
     tip: await q(
       "SELECT index_block_hash, block_height, burn_block_height, finalized_height, blocks_ingested, canonical_txs, canonical_events, reorg_count FROM control.chain_tip",
     ),
@@ -101,7 +110,9 @@ describe.skipIf(!hasFixtures)(`import killed with SIGKILL (seed ${SEED})`, () =>
       await exited;
       const db = await crashed.open().catch(() => null); // killed before the schema existed
       if (db) {
-        const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM control.journal").catch(() => ({ rows: [{ n: "0" }] }));
+        const { rows } = await db
+          .query<{ n: string }>("SELECT count(*) AS n FROM control.journal")
+          .catch(() => ({ rows: [{ n: "0" }] }));
         journaledAfterKill.push(Number(rows[0].n));
         await db.close();
       }
@@ -119,6 +130,9 @@ describe.skipIf(!hasFixtures)(`import killed with SIGKILL (seed ${SEED})`, () =>
     expect(want.blocks.length).toBeGreaterThan(40);
     expect(got).toEqual(want);
     // Meaningful only if at least one kill landed mid-import (some, not all, requests journaled).
-    expect(journaledAfterKill.some((n) => n > 0 && n < totalRequests), `journal rows after kills: ${journaledAfterKill} of ${totalRequests}`).toBe(true);
+    expect(
+      journaledAfterKill.some((n) => n > 0 && n < totalRequests),
+      `journal rows after kills: ${journaledAfterKill} of ${totalRequests}`,
+    ).toBe(true);
   });
 });

@@ -29,10 +29,15 @@ describe.skipIf(TEST_DB_KIND !== "pglite")("sluice dev (make run)", () => {
     child.stderr?.on("data", (d) => (err += d));
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     try {
-      const apiUrl = await waitFor(() => /status\s+curl -s (http:\/\/127\.0\.0\.1:\d+)\/status/.exec(out)?.[1], { timeoutMs: 60_000 });
+      const apiUrl = await waitFor(() => /status\s+curl -s (http:\/\/127\.0\.0\.1:\d+)\/status/.exec(out)?.[1], {
+        timeoutMs: 60_000,
+      });
       const status = await waitFor(
         async () => {
-          const s = (await (await fetch(`${apiUrl}/status`)).json()) as { tip: { block_height: number | null }; counts: { canonical_events: number } };
+          const s = (await (await fetch(`${apiUrl}/status`)).json()) as {
+            tip: { block_height: number | null };
+            counts: { canonical_events: number };
+          };
           return (s.tip.block_height ?? 0) >= 3 ? s : null;
         },
         { timeoutMs: 60_000 },

@@ -15,12 +15,21 @@ import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
 
 const apiDir = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
-const files = hasFixtures ? fs.readdirSync(apiDir).filter((f) => /\.tsv(\.gz)?$/.test(f)).sort() : [];
+const files = hasFixtures
+  ? fs
+      .readdirSync(apiDir)
+      .filter((f) => /\.tsv(\.gz)?$/.test(f))
+      .sort()
+  : [];
 
 async function chainState(db: TestDb["db"]) {
   const blocks = await db.query("SELECT index_block_hash, canonical FROM chain.blocks ORDER BY 1");
-  const events = await db.query("SELECT event_type, count(*)::int AS n FROM chain.events WHERE canonical AND committed GROUP BY 1 ORDER BY 1");
-  const tip = await db.query("SELECT index_block_hash, block_height, canonical_events, reorg_count FROM control.chain_tip");
+  const events = await db.query(
+    "SELECT event_type, count(*)::int AS n FROM chain.events WHERE canonical AND committed GROUP BY 1 ORDER BY 1",
+  );
+  const tip = await db.query(
+    "SELECT index_block_hash, block_height, canonical_events, reorg_count FROM control.chain_tip",
+  );
   return { blocks: blocks.rows, events: events.rows, tip: tip.rows };
 }
 
@@ -44,7 +53,9 @@ describe.skipIf(!hasFixtures)("sluice import", () => {
       expect(first.malformed).toBe(0);
 
       const want = expectedChain(rows);
-      const { rows: canonical } = await testDb.db.query<{ h: string }>("SELECT index_block_hash AS h FROM chain.blocks WHERE canonical");
+      const { rows: canonical } = await testDb.db.query<{ h: string }>(
+        "SELECT index_block_hash AS h FROM chain.blocks WHERE canonical",
+      );
       expect(new Set(canonical.map((r) => r.h))).toEqual(want.canonicalHashes);
       const { rows: events } = await testDb.db.query<{ event_type: string; n: number }>(
         "SELECT event_type, count(*)::int AS n FROM chain.events WHERE canonical AND committed GROUP BY 1",

@@ -26,13 +26,18 @@ function fixtureCases(): { name: string; requests: RawRequest[] }[] {
     ...fs.readdirSync(path.join(observerDir, "sbtc")).map((f) => path.join(observerDir, "sbtc", f)),
   ].sort();
   for (const file of singles) {
-    cases.push({ name: path.relative(observerDir, file), requests: [{ path: "/new_block", body: fs.readFileSync(file, "utf8") }] });
+    cases.push({
+      name: path.relative(observerDir, file),
+      requests: [{ path: "/new_block", body: fs.readFileSync(file, "utf8") }],
+    });
   }
   return cases;
 }
 
 async function storedChain(db: TestDb["db"]) {
-  const canonical = await db.query<{ index_block_hash: string }>("SELECT index_block_hash FROM chain.blocks WHERE canonical");
+  const canonical = await db.query<{ index_block_hash: string }>(
+    "SELECT index_block_hash FROM chain.blocks WHERE canonical",
+  );
   const blocks = await db.query<{ n: string }>("SELECT count(*) AS n FROM chain.blocks");
   const txs = await db.query<{ n: string }>("SELECT count(*) AS n FROM chain.transactions WHERE canonical");
   const events = await db.query<{ event_type: string; n: string }>(
@@ -44,8 +49,12 @@ async function storedChain(db: TestDb["db"]) {
   const tip = await db.query<{ index_block_hash: string; block_height: number; canonical_events: string }>(
     "SELECT index_block_hash, block_height, canonical_events FROM control.chain_tip",
   );
-  const reorgs = await db.query<{ fork_point_height: number }>("SELECT fork_point_height FROM chain.reorgs ORDER BY id");
-  const malformed = await db.query<{ n: string }>("SELECT count(*) AS n FROM control.journal WHERE state = 'malformed'");
+  const reorgs = await db.query<{ fork_point_height: number }>(
+    "SELECT fork_point_height FROM chain.reorgs ORDER BY id",
+  );
+  const malformed = await db.query<{ n: string }>(
+    "SELECT count(*) AS n FROM control.journal WHERE state = 'malformed'",
+  );
   return {
     canonicalHashes: new Set(canonical.rows.map((r) => r.index_block_hash)),
     storedBlocks: Number(blocks.rows[0].n),

@@ -16,7 +16,9 @@ const scenario2 = () =>
   );
 
 async function journalStates(db: TestDb["db"]): Promise<Record<string, number>> {
-  const { rows } = await db.query<{ state: string; n: string }>("SELECT state, count(*) AS n FROM control.journal GROUP BY state");
+  const { rows } = await db.query<{ state: string; n: string }>(
+    "SELECT state, count(*) AS n FROM control.journal GROUP BY state",
+  );
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }
 
@@ -48,7 +50,13 @@ describe.skipIf(!hasFixtures)("observer robustness", () => {
     const cases: [string, string][] = [
       ["/new_block", "{not json"],
       ["/new_block", JSON.stringify({ ...bad, index_block_hash: undefined })],
-      ["/new_block", JSON.stringify({ ...bad, transactions: bad.transactions.map((t: object, i: number) => (i === 0 ? { ...t, raw_tx: "0xzz" } : t)) })],
+      [
+        "/new_block",
+        JSON.stringify({
+          ...bad,
+          transactions: bad.transactions.map((t: object, i: number) => (i === 0 ? { ...t, raw_tx: "0xzz" } : t)),
+        }),
+      ],
       ["/new_burn_block", JSON.stringify({ burn_block_hash: 42 })],
     ];
     for (const [p, body] of cases) await postObserver(service.observerUrl, p, body);
@@ -56,7 +64,9 @@ describe.skipIf(!hasFixtures)("observer robustness", () => {
     await postObserver(service.observerUrl, second.path, second.body);
     await service.idle();
 
-    const { rows } = await testDb.db.query<{ error: string }>("SELECT error FROM control.journal WHERE state = 'malformed' ORDER BY id");
+    const { rows } = await testDb.db.query<{ error: string }>(
+      "SELECT error FROM control.journal WHERE state = 'malformed' ORDER BY id",
+    );
     expect(rows.map((r) => r.error)).toEqual([
       expect.stringMatching(/not JSON/),
       expect.stringMatching(/index_block_hash/),
@@ -85,7 +95,15 @@ describe.skipIf(!hasFixtures)("observer robustness", () => {
   });
 
   it("journals requests on every observer path and unknown paths alike, answering 200", async () => {
-    for (const p of ["/new_mempool_tx", "/drop_mempool_tx", "/new_microblocks", "/attachments/new", "/stackerdb_chunks", "/proposal_response", "/something_new"]) {
+    for (const p of [
+      "/new_mempool_tx",
+      "/drop_mempool_tx",
+      "/new_microblocks",
+      "/attachments/new",
+      "/stackerdb_chunks",
+      "/proposal_response",
+      "/something_new",
+    ]) {
       await postObserver(service.observerUrl, p, "[]");
     }
     await service.idle();

@@ -84,8 +84,11 @@ describe.skipIf(!hasFixtures)("the service process", () => {
   });
 
   it("refuses to start past loopback without a token: exit 2 and a clear message", async () => {
-    await expect(startServiceProcess({ API_HOST: "0.0.0.0", DATA_DIR: path.join(root, "refuse"), INSTANCE_TOKEN: "", SLUICE_API_KEY: "" }, 20_000)).rejects.toThrow(
-      /exited with 2[\s\S]*INSTANCE_TOKEN/,
-    );
+    await expect(
+      startServiceProcess(
+        { API_HOST: "0.0.0.0", DATA_DIR: path.join(root, "refuse"), INSTANCE_TOKEN: "", SLUICE_API_KEY: "" },
+        20_000,
+      ),
+    ).rejects.toThrow(/exited with 2[\s\S]*INSTANCE_TOKEN/);
   });
 });

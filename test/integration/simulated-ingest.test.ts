@@ -42,7 +42,9 @@ describe(`simulated chain ingestion (seed ${SEED})`, () => {
     expect(got).toEqual(want);
     const { rows: reorgs } = await testDb.db.query<{ n: number }>("SELECT count(*)::int AS n FROM chain.reorgs");
     expect(reorgs[0].n).toBe(truth.forks.filter((f) => f.outcome === "won").length);
-    const { rows: txs } = await testDb.db.query<{ n: number }>("SELECT count(*)::int AS n FROM chain.transactions WHERE canonical");
+    const { rows: txs } = await testDb.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM chain.transactions WHERE canonical",
+    );
     expect(txs[0].n).toBe(truth.txCount);
   });
 });

@@ -11,7 +11,11 @@ export async function startTestService(db: Db, env: Record<string, string> = {})
 
 /** POSTs one observer request and expects 200. */
 export async function postObserver(observerUrl: string, path: string, body: string): Promise<void> {
-  const res = await fetch(observerUrl + path, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const res = await fetch(observerUrl + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
   if (res.status !== 200) throw new Error(`observer answered ${res.status} for ${path}: ${await res.text()}`);
 }
 
