@@ -45,7 +45,11 @@ export function createApiApp(deps: ApiAppDeps): Express {
   app.use(createCors(access));
   const printSchemas = createPrintSchemaStore();
   for (const route of routes) {
-    const stack = [createAuthMiddleware(access, route.auth), ...bodyStack(route), adapt(route.handler, apiDeps, printSchemas)];
+    const stack = [
+      createAuthMiddleware(access, route.auth),
+      ...bodyStack(route),
+      adapt(route.handler, apiDeps, printSchemas),
+    ];
     mountRoute(app, route, stack);
   }
   // Unknown paths under a protected prefix are checked too: past loopback an unknown /v1 path

@@ -63,7 +63,11 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
   const { db, logger } = options;
   const listeners = new Set<(signal: HubSignal) => void>();
   const initial = await readTipSnapshot(db, null);
-  let state: ChainState = { tipHeight: initial.tipHeight, finalizedHeight: initial.finalizedHeight, horizon: initial.horizon };
+  let state: ChainState = {
+    tipHeight: initial.tipHeight,
+    finalizedHeight: initial.finalizedHeight,
+    horizon: initial.horizon,
+  };
   let reorgCount = initial.reorgCount;
   const { rows } = await db.query<{ id: string | number }>("SELECT COALESCE(max(id), 0) AS id FROM chain.reorgs");
   let lastReorgId = Number(rows[0]?.id ?? 0);

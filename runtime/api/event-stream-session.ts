@@ -27,7 +27,14 @@ import type { Queryable } from "../db/types.js";
 import { errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { ChainHub, HubSignal } from "./chain-hub.js";
-import { BEFORE_ALL, comparePositions, formatCursor, latestPosition, parseCursorText, type Position } from "./cursor.js";
+import {
+  BEFORE_ALL,
+  comparePositions,
+  formatCursor,
+  latestPosition,
+  parseCursorText,
+  type Position,
+} from "./cursor.js";
 import { readEventRows } from "./events-page.js";
 import type { EventFilters } from "./events-query.js";
 import type { ReorgRecordJson } from "./reorg-records.js";
@@ -93,7 +100,11 @@ export function startEventStreamSession(options: EventStreamSessionOptions): voi
         const { tipHeight, finalizedHeight, horizon } = hub.state;
         if (tipHeight === null) continue;
         const after = comparePositions(position, BEFORE_ALL) === 0 ? null : position;
-        const rows = await readEventRows(db, { after, filters, limit: STREAM_BATCH }, { maxHeight: tipHeight, finalizedHeight });
+        const rows = await readEventRows(
+          db,
+          { after, filters, limit: STREAM_BATCH },
+          { maxHeight: tipHeight, finalizedHeight },
+        );
         for (const row of rows) {
           if (writer.closed) return;
           await writer.write(formatSseFrame({ id: formatCursor(row.position), data: row.json }));

@@ -122,7 +122,10 @@ export async function readEventRows(
 ): Promise<EventRow[]> {
   const compiled = compileEventsPage(request, bounds);
   if (!compiled) return [];
-  const { rows } = await q.query<{ block_height: number; event_index: number; j: string }>(compiled.sql, compiled.params);
+  const { rows } = await q.query<{ block_height: number; event_index: number; j: string }>(
+    compiled.sql,
+    compiled.params,
+  );
   return rows.map((r) => ({ position: { height: Number(r.block_height), index: Number(r.event_index) }, json: r.j }));
 }
 
@@ -151,7 +154,9 @@ export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<
   const reorgsJson = JSON.stringify(reorgs);
   const tipJson = JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
   const nextJson = JSON.stringify(plan.nextCursor);
-  const body = escapeJsonHtml(`{"events":${eventsJson},"next_cursor":${nextJson},"tip":${tipJson},"reorgs":${reorgsJson}}`);
+  const body = escapeJsonHtml(
+    `{"events":${eventsJson},"next_cursor":${nextJson},"tip":${tipJson},"reorgs":${reorgsJson}}`,
+  );
   return {
     body,
     etag: weakEtag(eventsJson, nextJson, reorgsJson),

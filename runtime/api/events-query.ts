@@ -114,7 +114,10 @@ export function parseStreamSubscription(query: QueryInput, lastEventId: string |
   }
   // The header is how an EventSource reconnects (same URL + Last-Event-ID): it overrides the URL.
   if (lastEventId !== undefined) {
-    return { filters, start: { kind: "cursor", position: parseCursor("Last-Event-ID", lastEventId.trim()), source: "last-event-id" } };
+    return {
+      filters,
+      start: { kind: "cursor", position: parseCursor("Last-Event-ID", lastEventId.trim()), source: "last-event-id" },
+    };
   }
   if (cursor) return { filters, start: { kind: "cursor", position: cursor.position, source: cursor.source } };
   if (fromHeight !== undefined) return { filters, start: { kind: "height", height: fromHeight } };
@@ -122,7 +125,9 @@ export function parseStreamSubscription(query: QueryInput, lastEventId: string |
 }
 
 /** `cursor` or its alias `from_cursor` (400 when both are given). Empty value = from the start. */
-function parseStartCursor(query: QueryInput): { position: Position | null; source: "cursor" | "from_cursor" } | undefined {
+function parseStartCursor(
+  query: QueryInput,
+): { position: Position | null; source: "cursor" | "from_cursor" } | undefined {
   const cursor = singleParam("cursor", query.cursor);
   const fromCursor = singleParam("from_cursor", query.from_cursor);
   if (cursor !== undefined && fromCursor !== undefined) {

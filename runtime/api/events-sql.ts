@@ -82,7 +82,8 @@ export function compileEventsPage(request: PageRequest, bounds: PageBounds): Com
   if (filters.types !== null && filters.types.length === 0) return null;
   const p = new Params();
   const where = ["e.canonical AND e.committed"];
-  if (request.after) where.push(`(e.block_height, e.event_index) > (${p.add(request.after.height)}, ${p.add(request.after.index)})`);
+  if (request.after)
+    where.push(`(e.block_height, e.event_index) > (${p.add(request.after.height)}, ${p.add(request.after.index)})`);
   where.push(`e.block_height <= ${p.add(bounds.maxHeight)}`);
   if (filters.contractId !== null) where.push(`e.contract_id = ${p.add(filters.contractId)}`);
   if (filters.sender !== null) where.push(`e.sender = ${p.add(filters.sender)}`);

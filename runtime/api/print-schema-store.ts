@@ -79,19 +79,26 @@ export function createPrintSchemaStore({ maxContracts = 256 }: { maxContracts?: 
     );
     const fork = since.rows[0]?.fork;
     entry.reorgCount = count;
-    if (since.rows[0]?.last_id !== null && since.rows[0]?.last_id !== undefined) entry.lastReorgId = Number(since.rows[0].last_id);
+    if (since.rows[0]?.last_id !== null && since.rows[0]?.last_id !== undefined)
+      entry.lastReorgId = Number(since.rows[0].last_id);
     return fork !== null && fork !== undefined && entry.position !== null && Number(fork) < entry.position.height;
   }
 
-  async function update(q: Queryable, contractId: string, existing: Entry | undefined): Promise<{ entry: Entry; rendered: RenderedSchema | null }> {
+  async function update(
+    q: Queryable,
+    contractId: string,
+    existing: Entry | undefined,
+  ): Promise<{ entry: Entry; rendered: RenderedSchema | null }> {
     let entry = existing && !(await invalidated(q, existing)) ? existing : await fresh(q, contractId);
     let added = 0;
     for (;;) {
       const after = entry.position ?? { height: -1, index: -1 };
-      const { rows } = await q.query<{ block_height: number; event_index: number; topic: string | null; raw_value: string | null }>(
-        READ_PRINTS_SQL,
-        [contractId, after.height, after.index, BATCH],
-      );
+      const { rows } = await q.query<{
+        block_height: number;
+        event_index: number;
+        topic: string | null;
+        raw_value: string | null;
+      }>(READ_PRINTS_SQL, [contractId, after.height, after.index, BATCH]);
       for (const r of rows) {
         addPrint(entry.state, { blockHeight: Number(r.block_height), nodeTopic: r.topic, rawValue: r.raw_value });
         entry.position = { height: Number(r.block_height), index: Number(r.event_index) };

@@ -112,7 +112,14 @@ export function addPrint(state: PrintSchemaState, print: PrintInput): void {
   const topicName = tupleTopic(cv) ?? print.nodeTopic ?? "print";
   let topic = state.topics.get(topicName);
   if (!topic) {
-    topic = { count: 0, firstHeight: print.blockHeight, lastHeight: print.blockHeight, tuples: 0, variants: [], fields: new Map() };
+    topic = {
+      count: 0,
+      firstHeight: print.blockHeight,
+      lastHeight: print.blockHeight,
+      tuples: 0,
+      variants: [],
+      fields: new Map(),
+    };
     state.topics.set(topicName, topic);
   }
   topic.count++;
@@ -152,7 +159,11 @@ export function renderPrintSchema(state: PrintSchemaState): PrintSchemaJson {
       for (const key of sortedKeys(t.fields)) {
         const f = t.fields.get(key) as FieldStats;
         const fv = ranked(f.variants);
-        const field: FieldSchemaJson = { count: f.count, presence_rate: rate(f.count, t.tuples), type: fv[0]?.type ?? null };
+        const field: FieldSchemaJson = {
+          count: f.count,
+          presence_rate: rate(f.count, t.tuples),
+          type: fv[0]?.type ?? null,
+        };
         if (fv[0]?.type?.type === "optional") field.none_rate = rate(f.none, f.count);
         if (fv.length > 1) field.variants = fv;
         fields.push([key, field]);

@@ -38,7 +38,8 @@ export function reorgFromRow(row: ReorgRow): ReorgRecordJson {
   const blocks = Array.isArray(row.orphaned_blocks) ? row.orphaned_blocks : [];
   return {
     id: Number(row.id),
-    detected_at: row.detected_at instanceof Date ? row.detected_at.toISOString() : new Date(row.detected_at).toISOString(),
+    detected_at:
+      row.detected_at instanceof Date ? row.detected_at.toISOString() : new Date(row.detected_at).toISOString(),
     fork_point_height: Number(row.fork_point_height),
     orphaned_from_height: Number(row.orphaned_from_height),
     orphaned_to_height: Number(row.orphaned_to_height),

@@ -35,9 +35,13 @@ export const getPrintSchema: ApiHandler = async (req, res, ctx) => {
   const names = Object.keys(req.query);
   if (names.length) {
     // SPEC.md Errors: "400 VALIDATION_ERROR: any query parameter sent to the print-schema route".
-    throw badRequest("VALIDATION_ERROR", `print-schema takes no query parameters; got ${names.map((n) => JSON.stringify(n)).join(", ")}`, {
-      parameters: names,
-    });
+    throw badRequest(
+      "VALIDATION_ERROR",
+      `print-schema takes no query parameters; got ${names.map((n) => JSON.stringify(n)).join(", ")}`,
+      {
+        parameters: names,
+      },
+    );
   }
   const contractId = String(req.params.contract_id);
   if (!CONTRACT_ID_RE.test(contractId)) {
@@ -46,7 +50,10 @@ export const getPrintSchema: ApiHandler = async (req, res, ctx) => {
     });
   }
   const schema = await ctx.printSchemas.get(ctx.db, contractId);
-  if (!schema) throw notFound("CONTRACT_NOT_FOUND", `no canonical deploy or event of contract ${contractId} is indexed`, { contract_id: contractId });
+  if (!schema)
+    throw notFound("CONTRACT_NOT_FOUND", `no canonical deploy or event of contract ${contractId} is indexed`, {
+      contract_id: contractId,
+    });
   sendJsonText(res, escapeJsonHtml(schema.json), {
     etag: schema.etag,
     cacheDirectives: PRINT_SCHEMA_MAX_AGE,
@@ -64,8 +71,13 @@ export const getTransactionProof: ApiHandler = async (req, res, ctx) => {
     throw badRequest("INVALID_PARAMETER", "tx_id must be 0x followed by 64 hex digits", { parameter: "tx_id" });
   }
   const proof = await readTxProof(ctx.db, txId.toLowerCase());
-  const [tip] = (await ctx.db.query<{ finalized_height: number | null }>("SELECT finalized_height FROM control.chain_tip")).rows;
-  const final = tip?.finalized_height !== null && tip?.finalized_height !== undefined && proof.block.block_height <= tip.finalized_height;
+  const [tip] = (
+    await ctx.db.query<{ finalized_height: number | null }>("SELECT finalized_height FROM control.chain_tip")
+  ).rows;
+  const final =
+    tip?.finalized_height !== null &&
+    tip?.finalized_height !== undefined &&
+    proof.block.block_height <= tip.finalized_height;
   const json = JSON.stringify(proof);
   sendJsonText(res, escapeJsonHtml(json), {
     etag: weakEtag(json),

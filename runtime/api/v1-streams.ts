@@ -76,7 +76,9 @@ async function resolveStart(ctx: HandlerContext, start: StreamStart): Promise<Re
       if (tip === null || !hub) return { start: BEFORE_ALL, delivered: null, floor: null, initialReorg: null };
       const last = compileLastEventAtOrBelow(tip - hub.liveTailMarginBlocks);
       const { rows } = await ctx.db.query<{ block_height: number; event_index: number }>(last.sql, last.params);
-      const position = rows[0] ? { height: Number(rows[0].block_height), index: Number(rows[0].event_index) } : BEFORE_ALL;
+      const position = rows[0]
+        ? { height: Number(rows[0].block_height), index: Number(rows[0].event_index) }
+        : BEFORE_ALL;
       return { start: position, delivered: null, floor: null, initialReorg: null };
     }
   }

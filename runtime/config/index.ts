@@ -115,7 +115,9 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
   const signingKeySeed = env.SIGNING_KEY_SEED?.trim() ? env.SIGNING_KEY_SEED.trim() : null;
   if (signingKeySeed !== null && !isSeed(signingKeySeed)) {
     // The value is a secret: the problem names the variable, never its content.
-    problems.push("SIGNING_KEY_SEED must be the base64 encoding of exactly 32 bytes (e.g. the output of: openssl rand -base64 32)");
+    problems.push(
+      "SIGNING_KEY_SEED must be the base64 encoding of exactly 32 bytes (e.g. the output of: openssl rand -base64 32)",
+    );
   }
 
   if (problems.length) throw new ConfigError(problems);

@@ -180,3 +180,55 @@ export interface SubgraphModule {
   handlers: Record<string, Handler>;
   startBlock?: number;
 }
+
+/**
+ * One row change the engine made (or undid) in a block: what the webhook outbox turns into
+ * `<subgraph>.<table>.created|updated|deleted` deliveries. `row` is the row as the read API
+ * renders it (every declared column plus `_id` as a number, `_block_height` as a decimal string,
+ * `_tx_id`, `_created_at` as ISO 8601): after the change, or the removed row for `deleted`.
+ * `previous` is the row before an update. On a reorg the engine emits compensating changes with
+ * `reverted: true` (created → deleted, updated → updated back to its pre-image, deleted →
+ * created again); their `txId` is the orphaned transaction whose effect is undone and their
+ * `eventIndex` is -1, `blockHeight`/`indexBlockHash` name the orphaned block.
+ */
+export interface RowChange {
+  subgraph: string;
+  table: string;
+  op: "created" | "updated" | "deleted";
+  row: Record<string, unknown>;
+  previous?: Record<string, unknown>;
+  txId: string;
+  /** The event's dense per-block ordinal; -1 for tx-level sources and for reverted changes. */
+  eventIndex: number;
+  blockHeight: number;
+  indexBlockHash: string;
+  reverted: boolean;
+}
+
+/** Lifecycle state of a subgraph (control.subgraphs.status). */
+export type SubgraphStatus = "ready" | "backfilling" | "reindexing" | "failed";
+
+/** Indexing progress of one subgraph (what GET /v1/subgraphs/:name shows). */
+export interface SubgraphProgress {
+  name: string;
+  status: SubgraphStatus;
+  /** Last block height the subgraph processed; -1 before the first. */
+  subgraphHeight: number;
+  /** Backfill/reindex counters: canonical blocks replayed so far / to replay (0/0 when none ran). */
+  blocksDone: number;
+  blocksTotal: number;
+  operationStartedAt: string | null;
+  operationFinishedAt: string | null;
+  /** Why the subgraph failed (status `failed`), else null. */
+  error: string | null;
+}
+
+/** A loaded subgraph: its module and where it came from. */
+export interface SubgraphInfo {
+  name: string;
+  version: string;
+  schemaHash: string;
+  kind: "builtin" | "deployed";
+  module: SubgraphModule;
+  deployedAt: string;
+}

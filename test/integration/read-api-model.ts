@@ -153,7 +153,9 @@ export function replayFixtures(): { name: string; requests: RawRequest[] }[] {
 }
 
 /** One received SSE frame (events and comments). */
-export type SseItem = { kind: "event"; id: string | undefined; event: string | undefined; data: string } | { kind: "comment"; text: string };
+export type SseItem =
+  | { kind: "event"; id: string | undefined; event: string | undefined; data: string }
+  | { kind: "comment"; text: string };
 
 export interface SseClient {
   status: number;
@@ -185,7 +187,10 @@ export async function openSse(url: string, headers: Record<string, string> = {})
 }
 
 /** Applies the SSE client contract: events append; a reorg drops everything above its fork point. */
-export function applyFrames(items: SseItem[]): { events: Record<string, unknown>[]; reorgs: Record<string, unknown>[] } {
+export function applyFrames(items: SseItem[]): {
+  events: Record<string, unknown>[];
+  reorgs: Record<string, unknown>[];
+} {
   const events: Record<string, unknown>[] = [];
   const reorgs: Record<string, unknown>[] = [];
   for (const item of items) {

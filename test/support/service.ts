@@ -20,11 +20,11 @@ export async function postObserver(observerUrl: string, path: string, body: stri
 }
 
 /** Polls until fn returns a truthy value (never sleeps a fixed time). */
-export async function waitFor<T>(fn: () => Promise<T> | T, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T> | T, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error("waitFor timed out");
     await new Promise((r) => setTimeout(r, intervalMs));
   }
