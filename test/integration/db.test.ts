@@ -1,0 +1,94 @@
+/**
+ * The Db interface (DESIGN.md §2 "Storage"): the same behaviour on PGlite and PostgreSQL —
+ * lossless numbers, transactions, NOTIFY at commit, idempotent and concurrent migrations.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acquireDataDirLock } from "../../runtime/db/index.js";
+import { CORE_MIGRATIONS, migrate } from "../../runtime/db/migrate.js";
+import { type TestDb, TEST_DB_KIND, createTestDb } from "../support/db.js";
+import { waitFor } from "../support/service.js";
+
+describe(`Db on ${TEST_DB_KIND}`, () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it("returns int8 and numeric as exact strings, jsonb parsed, timestamptz as Date", async () => {
+    const { rows } = await t.db.query<{ n: string; b: string; j: unknown; ts: Date }>(
+      "SELECT 340282366920938463463374607431768211455::numeric AS n, 9007199254740993::int8 AS b, '{\"k\":[1]}'::jsonb AS j, now() AS ts",
+    );
+    expect(rows[0].n).toBe("340282366920938463463374607431768211455");
+    expect(rows[0].b).toBe("9007199254740993");
+    expect(rows[0].j).toEqual({ k: [1] });
+    expect(rows[0].ts).toBeInstanceOf(Date);
+  });
+
+  it("commits a transaction and rolls back a failed one entirely", async () => {
+    await t.db.exec("CREATE TABLE IF NOT EXISTS control.t_tx (v int)");
+    await t.db.transaction(async (q) => {
+      await q.query("INSERT INTO control.t_tx VALUES (1)");
+    });
+    await expect(
+      t.db.transaction(async (q) => {
+        await q.query("INSERT INTO control.t_tx VALUES (2)");
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    const { rows } = await t.db.query<{ v: number }>("SELECT v FROM control.t_tx ORDER BY v");
+    expect(rows.map((r) => r.v)).toEqual([1]);
+  });
+
+  it("delivers NOTIFY sent inside a transaction only after it commits", async () => {
+    const got: string[] = [];
+    const unlisten = await t.db.listen("sluice_test", (p) => got.push(p));
+    let notifiedBeforeCommit = 0;
+    await t.db.transaction(async (q) => {
+      await q.query("SELECT pg_notify('sluice_test', 'one')");
+      await new Promise((r) => setTimeout(r, 100));
+      notifiedBeforeCommit = got.length;
+    });
+    await waitFor(() => got.length === 1);
+    expect(notifiedBeforeCommit).toBe(0);
+    await t.db.notify("sluice_test", "two");
+    await waitFor(() => got.length === 2);
+    expect(got).toEqual(["one", "two"]);
+    await unlisten();
+  });
+
+  it("applies migrations once: a second run and two concurrent runs apply nothing more", async () => {
+    expect(await migrate(t.db)).toEqual([]);
+    const concurrent = await Promise.all([migrate(t.db), migrate(t.db)]);
+    expect(concurrent).toEqual([[], []]);
+    const { rows } = await t.db.query<{ version: number }>("SELECT version FROM control.migrations ORDER BY version");
+    expect(rows.map((r) => r.version)).toEqual(CORE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
+  });
+});
+
+describe("DATA_DIR lock (embedded database)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-lock-"));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses a second holder with a clear message and frees on release", () => {
+    const release = acquireDataDirLock(dir);
+    // A live process other than us holds it: simulate with our parent's pid.
+    fs.writeFileSync(path.join(dir, "sluice.lock"), String(process.ppid));
+    expect(() => acquireDataDirLock(dir)).toThrow(/in use by process \d+; stop it or use another DATA_DIR/);
+    fs.writeFileSync(path.join(dir, "sluice.lock"), String(process.pid));
+    release();
+    expect(fs.existsSync(path.join(dir, "sluice.lock"))).toBe(false);
+  });
+
+  it("takes over a lock left by a crashed process", () => {
+    fs.writeFileSync(path.join(dir, "sluice.lock"), "999999999");
+    const release = acquireDataDirLock(dir);
+    expect(fs.readFileSync(path.join(dir, "sluice.lock"), "utf8")).toBe(String(process.pid));
+    release();
+  });
+});
