@@ -13,15 +13,23 @@ function vitest(label, env, args) {
   const out = `.tmp/vitest-${label}.json`;
   fs.rmSync(out, { force: true });
   console.log(`\n=== ${label}: vitest ${args.join(" ")}`);
-  const res = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...args], {
-    stdio: "inherit",
-    env: { ...process.env, ...env },
-  });
+  const res = spawnSync(
+    "npx",
+    ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...args],
+    {
+      stdio: "inherit",
+      env: { ...process.env, ...env },
+    },
+  );
   if (!fs.existsSync(out)) return { passed: 0, failed: 1, crashed: true, status: res.status };
   const report = JSON.parse(fs.readFileSync(out, "utf8"));
   // A suite that failed to load counts as a failure even if it had no tests.
   const brokenFiles = report.testResults.filter((f) => f.status === "failed" && f.assertionResults.length === 0).length;
-  return { passed: report.numPassedTests, failed: report.numFailedTests + brokenFiles, skipped: report.numPendingTests + report.numTodoTests };
+  return {
+    passed: report.numPassedTests,
+    failed: report.numFailedTests + brokenFiles,
+    skipped: report.numPendingTests + report.numTodoTests,
+  };
 }
 
 function postgresReachable() {
@@ -29,9 +37,13 @@ function postgresReachable() {
   return new Promise((resolve) => {
     const s = net.connect({ host: hostname, port: Number(port || 5432) });
     s.setTimeout(2000);
-    s.once("connect", () => (s.destroy(), resolve(true)));
-    s.once("error", () => resolve(false));
-    s.once("timeout", () => (s.destroy(), resolve(false)));
+    const done = (ok) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.once("connect", () => done(true));
+    s.once("error", () => done(false));
+    s.once("timeout", () => done(false));
   });
 }
 

@@ -19,8 +19,7 @@ export function toJsonb(v: unknown): string | null {
 const json = toJsonb;
 
 /** The same rule for text columns (a vm_error can quote a Clarity string holding U+0000). */
-const text = (v: string | null): string | null =>
-  v?.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v;
+const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v);
 
 export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
   await q.query(

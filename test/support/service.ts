@@ -20,7 +20,10 @@ export async function postObserver(observerUrl: string, path: string, body: stri
 }
 
 /** Polls until fn returns a truthy value (never sleeps a fixed time). */
-export async function waitFor<T>(fn: () => Promise<T> | T, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  fn: () => Promise<T> | T,
+  { timeoutMs = 30_000, intervalMs = 50 } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
