@@ -1,11 +1,12 @@
 /** `sluice import <file>`: wiring of the import to configuration, database and terminal. */
 import fs from "node:fs";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { createIngestor } from "../chain/ingest.js";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
-import { describeSummary, importReplayFile } from "./import.js";
+import { createSubgraphEngine } from "../subgraphs/index.js";
+import { DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
 import { createProgress } from "./progress.js";
 
 export function registerImportCommand(program: Command): void {
@@ -16,8 +17,19 @@ export function registerImportCommand(program: Command): void {
     )
     .argument("<file>", "event-replay TSV: id <TAB> timestamp <TAB> path <TAB> json, one request per line")
     .option("--quiet", "no progress line")
+    .option(
+      "--batch-size <n>",
+      `requests per database transaction (each block always lies wholly inside one); default ${DEFAULT_BATCH_SIZE}`,
+      (v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 10_000)
+          throw new InvalidArgumentError("must be a whole number from 1 to 10000");
+        return n;
+      },
+      DEFAULT_BATCH_SIZE,
+    )
     .addHelpText("after", "\nUses DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database), like the service.")
-    .action(async (file: string, opts: { quiet?: boolean }) => {
+    .action(async (file: string, opts: { quiet?: boolean; batchSize: number }) => {
       if (!fs.existsSync(file) || !fs.statSync(file).isFile()) {
         program.error(`sluice import: no such file: ${file}`, { exitCode: 2 });
       }
@@ -26,12 +38,23 @@ export function registerImportCommand(program: Command): void {
       const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
         await migrate(db);
-        const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations });
+        // The import indexes subgraphs exactly like the observer path does.
+        const subgraphs = createSubgraphEngine({ db, config, logger });
+        await subgraphs.init();
+        const ingestor = createIngestor({
+          db,
+          logger,
+          finalityBurnConfirmations: config.finalityBurnConfirmations,
+          hooks: [subgraphs.hooks],
+        });
         if (!opts.quiet)
           process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
-        const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress());
+        const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress(), {
+          batchSize: opts.batchSize,
+        });
         process.stderr.write(opts.quiet ? "" : "\n");
         process.stdout.write(`${describeSummary(file, summary)}\n`);
+        await subgraphs.idle(); // a backfill started at init finishes before the database closes
       } finally {
         await db.close();
       }
