@@ -1,6 +1,7 @@
 /**
- * Ingest benchmark (`make bench`): simulated chain traffic through `sluice import` (the compiled
- * CLI, chain tables only) into PGlite and PostgreSQL, and observer acknowledgement latency.
+ * Ingest benchmark (`make bench`): simulated chain traffic through the import path (chain tables
+ * only; BENCH_SUBGRAPHS=1 runs the compiled `sluice import` with the built-in subgraphs) into
+ * PGlite and PostgreSQL, and observer acknowledgement latency.
  * Prints blocks/s, events/s, peak RSS, database size per million events, ack p50/p99.
  *
  *   BENCH_BLOCKS=20000 BENCH_EVENTS=30 BENCH_ACK_BLOCKS=300 npx tsx test/bench/ingest.ts
@@ -26,6 +27,9 @@ const ACK_BLOCKS = Number(process.env.BENCH_ACK_BLOCKS ?? 300);
 const ONLY = process.env.BENCH_DB; // "pglite" | "postgres" | undefined (both)
 const WORK = path.join(REPO_ROOT, ".tmp/bench");
 const CLI = path.join(REPO_ROOT, "dist/runtime/cli/main.js");
+const CHAIN_ONLY = path.join(REPO_ROOT, "test/bench/import-chain-only.ts");
+/** BENCH_SUBGRAPHS=1: the full `sluice import` (four built-in subgraphs) instead of chain tables only. */
+const WITH_SUBGRAPHS = process.env.BENCH_SUBGRAPHS === "1";
 
 function log(line: string) {
   process.stdout.write(`${line}\n`);
@@ -60,7 +64,8 @@ interface ImportFigures {
 
 function runImport(file: string, env: Record<string, string>): ImportFigures {
   const started = performance.now();
-  const res = spawnSync(process.execPath, [CLI, "import", "--quiet", file], {
+  const args = WITH_SUBGRAPHS ? [CLI, "import", "--quiet", file] : ["--import", "tsx", CHAIN_ONLY, file];
+  const res = spawnSync(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: "error", ...env },
     encoding: "utf8",
     maxBuffer: 1 << 26,
@@ -125,7 +130,9 @@ async function ackLatency(label: string, db: Db) {
 async function main() {
   if (!fs.existsSync(CLI)) throw new Error("build first: npm run build");
   const { file } = await simulatedTsv();
-  log(`input ${path.relative(REPO_ROOT, file)} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB)`);
+  log(
+    `input ${path.relative(REPO_ROOT, file)} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB); ${WITH_SUBGRAPHS ? "sluice import with the four built-in subgraphs" : "import path, chain tables only"}`,
+  );
 
   if (ONLY !== "postgres") {
     const dataDir = path.join(WORK, "pglite-data");
