@@ -15,6 +15,8 @@ import type { Db } from "./db/types.js";
 import type { Logger } from "./internal/logger.js";
 import { createShutdown, type Shutdown } from "./internal/shutdown.js";
 import { loadOrCreateSigningKey } from "./internal/signing-key.js";
+import { createSubgraphEngine, type SubgraphEngine } from "./subgraphs/index.js";
+import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 
 export interface Service {
   config: Readonly<Config>;
@@ -22,6 +24,10 @@ export interface Service {
   apiUrl: string;
   observerUrl: string;
   shutdown: Shutdown;
+  /** The subgraph engine (deploy, reindex, progress, row-change listeners). */
+  subgraphs: SubgraphEngine;
+  /** Webhook outbox writers, delivery worker and management handle (runtime/dispatcher). */
+  webhooks: Webhooks;
   /** Resolves when every journaled request so far has been processed. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -34,6 +40,8 @@ export interface ServiceOptions {
   db?: Db;
   hooks?: BlockHooks[];
   onOutcome?: (o: IngestOutcome) => void;
+  /** Overrides for the webhook delivery worker (tests: clock, random, intervals). */
+  dispatcher?: WebhooksDeps["dispatcher"];
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
@@ -45,12 +53,29 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const applied = await migrate(db);
     if (applied.length) logger.info({ msg: "migrations applied", versions: applied });
 
-    const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks: options.hooks });
+    // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
+    const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
+
+    // Subgraph handlers run inside each block's transaction, before any other hook.
+    const subgraphs = createSubgraphEngine({ db, config, logger });
+    await subgraphs.init();
+    shutdown.add("subgraphs", () => subgraphs.close());
+    // Webhook outbox rows are written in the same transaction: chain triggers (hooks), row changes (listener).
+    const webhooks = createWebhooks({
+      config,
+      db,
+      logger,
+      signer: signingKey,
+      subgraphs: () => subgraphs.list().map((s) => s.module),
+      dispatcher: options.dispatcher,
+    });
+    const stopListening = subgraphs.onRowChanges(webhooks.onRowChanges);
+    shutdown.add("webhook row-change listener", stopListening);
+    const hooks = [subgraphs.hooks, webhooks.hooks, ...(options.hooks ?? [])];
+    const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks });
     const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome });
     shutdown.add("ingestion", () => processor.stop());
 
-    // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
-    const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
     const chainHub = await createChainHub({ db, logger });
     shutdown.add("chain hub", () => chainHub.close());
 
@@ -61,6 +86,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       db,
       signingKey,
       chainHub,
+      subgraphs,
+      webhooks: webhooks.service,
       status: {
         isReady: () => ready,
         getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
@@ -70,12 +97,24 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     shutdown.add("api server", () => apiServer.close());
 
     await processor.start(); // recover what was journaled but not processed before the last stop
+    await webhooks.dispatcher.start();
+    shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
     const observer = createObserverApp({ ingestor, processor, logger, bodyLimit: config.observerBodyLimit });
-    const observerServer = await startApiServer(observer, { host: config.observerHost, port: config.observerPort, closeGraceMs: 30_000 });
+    const observerServer = await startApiServer(observer, {
+      host: config.observerHost,
+      port: config.observerPort,
+      closeGraceMs: 30_000,
+    });
     // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
     shutdown.add("observer server", () => observerServer.close());
     ready = true;
-    logger.info({ msg: "sluice started", api: apiServer.url, observer: observerServer.url, network: config.network, database: db.kind });
+    logger.info({
+      msg: "sluice started",
+      api: apiServer.url,
+      observer: observerServer.url,
+      network: config.network,
+      database: db.kind,
+    });
 
     return {
       config,
@@ -83,6 +122,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       apiUrl: apiServer.url,
       observerUrl: observerServer.url,
       shutdown,
+      subgraphs,
+      webhooks,
       idle: () => processor.idle(),
       stop: () => shutdown.run(),
     };

@@ -13,6 +13,8 @@
  *   you derived from events with `block_height > fork_point_height`; the stream continues with
  *   the new canonical events after `resume_cursor` (some events you already had at heights above
  *   the fork point may come again — that is the new chain). Delivery is at-least-once.
+ *   (`resume_cursor` is "" only when no event at all precedes the fork point; an EventSource then
+ *   reconnects without Last-Event-ID, i.e. from the URL's own start position.)
  * - Keepalive: a comment line `: ping` every 20 s.
  * - Resume: reconnect with `Last-Event-ID: <last id received>` (an EventSource does this itself);
  *   the stream continues exactly after that cursor. If that cursor's height was orphaned by a

@@ -2,10 +2,10 @@
  * One page of the Index / Streams list routes (SPEC.md "Index / Streams list response"):
  * `{ events, next_cursor, tip: { block_height, finalized_height }, reorgs }`.
  *
- * Reads, in this order (no transaction needed; see "consistency" below):
- * 1. the tip and the horizon (events-sql.ts compileTipRead);
- * 2. the page, bounded above by that tip;
- * 3. the reorg records overlapping the page (skipped while the chain has never reorged).
+ * Reads:
+ * 1. ONE statement (events-sql.ts compileListPage): the tip, the horizon and the page, bounded
+ *    above by that tip, all from one snapshot;
+ * 2. then the reorg records overlapping the page (skipped while the chain has never reorged).
  *
  * `next_cursor` (always a string):
  * - a full page (`limit` events): the cursor of its last event;
@@ -26,8 +26,8 @@
  * heights for the first time (the page already shows the canonical chain) can ignore it. At
  * most the 100 newest are listed.
  *
- * Consistency: the reads are separate statements. Heights at or below the tip read in step 1
- * only change through a reorg, and step 3 runs last, so a reorg racing steps 1–2 is listed.
+ * Consistency: a reorg committed after step 1 is listed if it lands before step 2, and otherwise
+ * on the next page: that page starts at or below the old tip, inside the reorg's orphaned range.
  *
  * Cache: a page whose content can no longer change is immutable — a full page whose last event
  * is at or below the finalized height, or a shorter page bounded by a to_height at or below it.
@@ -38,7 +38,13 @@ import type { Queryable } from "../db/types.js";
 import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "./cache-headers.js";
 import { formatCursor, latestPosition, type Position } from "./cursor.js";
 import type { EventsQuery } from "./events-query.js";
-import { compileEventsPage, compileOverlappingReorgs, compileTipRead, type PageRequest } from "./events-sql.js";
+import {
+  compileEventsPage,
+  compileListPage,
+  compileOverlappingReorgs,
+  compileTipRead,
+  type PageRequest,
+} from "./events-sql.js";
 import { type ReorgRecordJson, type ReorgRow, reorgFromRow } from "./reorg-records.js";
 
 export interface TipSnapshot {
@@ -135,14 +141,40 @@ export async function readOverlappingReorgs(q: Queryable, low: number, high: num
   return rows.map(reorgFromRow);
 }
 
+/** One statement: the tip, the horizon and the page's events from one snapshot. */
+export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ tip: TipSnapshot; rows: EventRow[] }> {
+  const { sql, params } = compileListPage(query);
+  const result = await q.query<{
+    tip_height: number | null;
+    finalized_height: number | null;
+    reorg_count: string | number;
+    horizon_height: number | null;
+    horizon_index: number | null;
+    block_height: number | null;
+    event_index: number | null;
+    j: string | null;
+  }>(sql, params);
+  const first = result.rows[0];
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const horizonHeight = num(first?.horizon_height);
+  const horizonIndex = num(first?.horizon_index);
+  const tip: TipSnapshot = {
+    tipHeight: num(first?.tip_height),
+    finalizedHeight: num(first?.finalized_height),
+    reorgCount: Number(first?.reorg_count ?? 0),
+    horizon: horizonHeight === null || horizonIndex === null ? null : { height: horizonHeight, index: horizonIndex },
+  };
+  const rows: EventRow[] = [];
+  for (const r of result.rows) {
+    if (r.j === null || r.block_height === null || r.event_index === null) continue;
+    rows.push({ position: { height: Number(r.block_height), index: Number(r.event_index) }, json: r.j });
+  }
+  return { tip, rows };
+}
+
 /** Reads and renders one page. */
 export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<EventsPage> {
-  const tip = await readTipSnapshot(q, query.toHeight);
-  let rows: EventRow[] = [];
-  if (tip.tipHeight !== null) {
-    const maxHeight = query.toHeight === null ? tip.tipHeight : Math.min(tip.tipHeight, query.toHeight);
-    rows = await readEventRows(q, query, { maxHeight, finalizedHeight: tip.finalizedHeight });
-  }
+  const { tip, rows } = await readListPage(q, query);
   const plan = planPage(
     query,
     tip,

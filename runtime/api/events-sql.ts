@@ -11,8 +11,12 @@
  * UNION ALL of one bounded scan per type, merged by an outer ORDER BY … LIMIT: at most
  * types × limit rows are touched, however sparse the types are.
  *
- * Each event's JSON is built by PostgreSQL (`row_to_json`, compact, keys in this order), so the API splices text and
- * never parses payloads. The event object (one shape for both routes):
+ * Each event's JSON is built by PostgreSQL (`row_to_json`, compact, keys in this order), so the
+ * API splices text and never parses payloads. The block hash is a scalar subquery (one
+ * primary-key probe per event) rather than a join, which the planner would turn into a scan of
+ * chain.blocks; the outer ORDER BY then needs no sort (the page is already in cursor order).
+ *
+ * The event object (one shape for both routes):
  * `{ cursor, block_height, event_index, block_hash, index_block_hash, tx_id, tx_index,
  *    event_type, contract_id, asset_identifier, sender, recipient, amount, topic, finalized,
  *    payload }` — amount is a decimal string or null, payload the decoded payload of
@@ -64,10 +68,10 @@ export function compileTipRead(toHeight: number | null): CompiledSql {
   return {
     sql: `SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count,
        h.block_height AS horizon_height, h.event_index AS horizon_index
-  FROM control.chain_tip t
+  FROM (SELECT * FROM control.chain_tip LIMIT 1) t
   LEFT JOIN LATERAL (
     SELECT e.block_height, e.event_index FROM chain.events e
-     WHERE e.canonical AND e.committed AND e.block_height <= LEAST(t.block_height, $1::integer)
+     WHERE e.canonical AND e.committed AND e.block_height <= LEAST(t.block_height, COALESCE($1::integer, t.block_height))
      ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) h ON true`,
     params: [toHeight],
   };
@@ -75,16 +79,71 @@ export function compileTipRead(toHeight: number | null): CompiledSql {
 
 /**
  * One page of events: columns block_height, event_index and j (the event's JSON text), in
- * cursor order. Null when the filters cannot match anything (an empty type set).
+ * cursor order, with the bounds as parameters (SSE streams take them from the chain hub). Null
+ * when the filters cannot match anything (an empty type set).
  */
 export function compileEventsPage(request: PageRequest, bounds: PageBounds): CompiledSql | null {
-  const { filters } = request;
-  if (filters.types !== null && filters.types.length === 0) return null;
+  if (matchesNothing(request)) return null;
   const p = new Params();
+  const sql = pageSelect(
+    request,
+    p,
+    () => p.add(bounds.maxHeight),
+    () => `${p.add(bounds.finalizedHeight)}::integer`,
+  );
+  return { sql, params: p.values };
+}
+
+/**
+ * A list page in ONE statement, so the tip, the horizon and the events come from one snapshot:
+ * the tip row (tip_height, finalized_height, reorg_count), the horizon (horizon_height,
+ * horizon_index: the last canonical committed event at or below min(tip, to_height), how far a
+ * short page has looked — events-page.ts turns it into next_cursor), and the page's events
+ * (block_height, event_index, j), one row per event or a single row with null event columns.
+ */
+export function compileListPage(request: PageRequest & { toHeight: number | null }): CompiledSql {
+  const p = new Params();
+  const toHeight = p.add(request.toHeight);
+  const page = matchesNothing(request)
+    ? "SELECT NULL::integer AS block_height, NULL::integer AS event_index, NULL::text AS j WHERE false"
+    : pageSelect(
+        request,
+        p,
+        () => "tip.max_height",
+        () => "tip.finalized_height",
+      );
+  return {
+    // The tip is a derived table with LIMIT 1 (not a CTE): control.chain_tip is never analyzed,
+    // and an estimate of hundreds of tip rows would multiply every cost below past the JIT
+    // threshold (a 100–400 ms compile per page, measured on PostgreSQL 15).
+    sql: `SELECT tip.tip_height, tip.finalized_height, tip.reorg_count, h.horizon_height, h.horizon_index,
+       p.block_height, p.event_index, p.j
+  FROM (
+    SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count,
+           LEAST(t.block_height, COALESCE(${toHeight}::integer, t.block_height)) AS max_height
+      FROM control.chain_tip t LIMIT 1) tip
+  LEFT JOIN LATERAL (
+    SELECT e.block_height AS horizon_height, e.event_index AS horizon_index FROM chain.events e
+     WHERE e.canonical AND e.committed AND e.block_height <= tip.max_height
+     ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) h ON true
+  LEFT JOIN LATERAL (${page}) p ON true
+ ORDER BY p.block_height, p.event_index`,
+    params: p.values,
+  };
+}
+
+function matchesNothing(request: PageRequest): boolean {
+  return request.filters.types !== null && request.filters.types.length === 0;
+}
+
+/** The page SELECT; the bounds are SQL (a parameter or a column of the `tip` CTE). */
+function pageSelect(request: PageRequest, p: Params, maxHeight: () => string, finalizedHeight: () => string): string {
+  const { filters } = request;
   const where = ["e.canonical AND e.committed"];
-  if (request.after)
+  if (request.after) {
     where.push(`(e.block_height, e.event_index) > (${p.add(request.after.height)}, ${p.add(request.after.index)})`);
-  where.push(`e.block_height <= ${p.add(bounds.maxHeight)}`);
+  }
+  where.push(`e.block_height <= ${maxHeight()}`);
   if (filters.contractId !== null) where.push(`e.contract_id = ${p.add(filters.contractId)}`);
   if (filters.sender !== null) where.push(`e.sender = ${p.add(filters.sender)}`);
   if (filters.recipient !== null) where.push(`e.recipient = ${p.add(filters.recipient)}`);
@@ -104,16 +163,14 @@ export function compileEventsPage(request: PageRequest, bounds: PageBounds): Com
     const branches = types.map((t) => `(${scan(p.add(t))})`);
     page = `SELECT * FROM (${branches.join("\n    UNION ALL ")}) u ORDER BY block_height, event_index LIMIT ${limit}`;
   }
-  const finalized = p.add(bounds.finalizedHeight);
-  return {
-    sql: `SELECT p.block_height, p.event_index, row_to_json(j)::text AS j
+  const finalized = finalizedHeight();
+  return `SELECT p.block_height, p.event_index, row_to_json(j)::text AS j
   FROM (${page}) p
-  JOIN chain.blocks b ON b.index_block_hash = p.index_block_hash
   CROSS JOIN LATERAL (SELECT
     p.block_height || ':' || p.event_index AS cursor,
     p.block_height,
     p.event_index,
-    b.block_hash,
+    (SELECT b.block_hash FROM chain.blocks b WHERE b.index_block_hash = p.index_block_hash) AS block_hash,
     p.index_block_hash,
     p.tx_id,
     p.tx_index,
@@ -124,11 +181,9 @@ export function compileEventsPage(request: PageRequest, bounds: PageBounds): Com
     p.recipient,
     p.amount::text AS amount,
     p.topic,
-    COALESCE(p.block_height <= ${finalized}::integer, false) AS finalized,
+    COALESCE(p.block_height <= ${finalized}, false) AS finalized,
     p.payload) j
- ORDER BY p.block_height, p.event_index`,
-    params: p.values,
-  };
+ ORDER BY p.block_height, p.event_index`;
 }
 
 const REORG_COLUMNS = `r.id, r.detected_at, r.fork_point_height, r.orphaned_from_height, r.orphaned_to_height,

@@ -4,11 +4,24 @@
  * handlers (v1-subgraphs.ts, v1-index.ts, api-webhooks.ts, ...). Order matters where paths
  * overlap: list the literal segment (`.../count`) before the parameter (`.../:id`).
  */
+import { deleteSubgraph, deploySubgraph, reindexSubgraph, SPEC_BODY } from "./api-subgraphs.js";
+import { webhookRoutes } from "./api-webhooks.js";
 import { getHealth, getStatus } from "./ops.js";
 import { getSigningKey } from "./public.js";
 import type { RouteTable } from "./route-table.js";
 import { getPrintSchema, getTransactionProof, listIndexEvents } from "./v1-index.js";
 import { listStreamEvents, streamEvents } from "./v1-streams.js";
+import {
+  aggregateTableRows,
+  countTableRows,
+  getSubgraph,
+  getSubgraphDescriptor,
+  getSubgraphOpenApi,
+  getTableRow,
+  listSubgraphs,
+  listTableRows,
+  streamTableRows,
+} from "./v1-subgraphs.js";
 
 export const routes: RouteTable = [
   { method: "GET", path: "/health", auth: "public", handler: getHealth },
@@ -20,4 +33,23 @@ export const routes: RouteTable = [
   { method: "GET", path: "/v1/streams/events", auth: "read", handler: listStreamEvents },
   { method: "GET", path: "/v1/streams/events/stream", auth: "read", handler: streamEvents },
   { method: "GET", path: "/public/streams/signing-key", auth: "public", handler: getSigningKey },
+  // Subgraph tables (SPEC.md "Subgraph routes"): literal segments before `:table` / `:id`
+  { method: "GET", path: "/v1/subgraphs", auth: "read", handler: listSubgraphs },
+  { method: "GET", path: "/v1/subgraphs/:name", auth: "read", handler: getSubgraph },
+  { method: "GET", path: "/v1/subgraphs/:name/openapi.json", auth: "read", handler: getSubgraphOpenApi },
+  { method: "GET", path: "/v1/subgraphs/:name/descriptor.json", auth: "read", handler: getSubgraphDescriptor },
+  { method: "GET", path: "/v1/subgraphs/:name/:table", auth: "read", handler: listTableRows },
+  { method: "GET", path: "/v1/subgraphs/:name/:table/count", auth: "read", handler: countTableRows },
+  { method: "GET", path: "/v1/subgraphs/:name/:table/aggregate", auth: "read", handler: aggregateTableRows },
+  { method: "GET", path: "/v1/subgraphs/:name/:table/stream", auth: "read", handler: streamTableRows },
+  { method: "GET", path: "/v1/subgraphs/:name/:table/:id", auth: "read", handler: getTableRow },
+  // Subgraph management (SPEC.md "Write and management routes"; api-subgraphs.ts): deploy, reindex, delete
+  { method: "POST", path: "/api/subgraphs", auth: "write", handler: deploySubgraph, body: SPEC_BODY },
+  { method: "POST", path: "/api/subgraphs/:name/reindex", auth: "write", handler: reindexSubgraph },
+  { method: "DELETE", path: "/api/subgraphs/:name", auth: "write", handler: deleteSubgraph },
+  // Webhooks (SPEC.md "Write and management routes"; api-webhooks.ts lists each path and handler):
+  // create/list, get/update/delete, pause, resume, rotate-secret, test, deliveries, dead-letters
+  // (+ requeue), replay — and the same under the deprecated alias (SPEC.md Versioning 4).
+  ...webhookRoutes("/api/webhooks"),
+  ...webhookRoutes("/api/subscriptions", { deprecatedFor: "/api/webhooks" }),
 ];

@@ -6,7 +6,9 @@ import type { Request, Response } from "express";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
+import type { WebhookService } from "../dispatcher/index.js";
 import type { SigningKey } from "../internal/signing-key.js";
+import type { SubgraphEngine } from "../subgraphs/index.js";
 import type { ChainHub } from "./chain-hub.js";
 import type { PrintSchemaStore } from "./print-schema-store.js";
 
@@ -28,6 +30,10 @@ export interface ApiDeps {
   signingKey?: SigningKey;
   /** Fan-out of chain changes to SSE streams (chain-hub.ts); absent in shell-only tests (503). */
   chainHub?: ChainHub;
+  /** The subgraph engine (runtime/subgraphs): deploy, reindex, delete, progress; absent in shell-only tests (503). */
+  subgraphs?: SubgraphEngine;
+  /** Webhook management (runtime/dispatcher): secrets, subgraph catalog, test deliveries; absent in shell-only tests (503). */
+  webhooks?: WebhookService;
 }
 
 /** What a handler receives besides req/res: the deps plus this request's id and logger. */

@@ -38,6 +38,12 @@ export const streamEvents: ApiHandler = async (req, res, ctx) => {
   if (!hub) throw new ServiceError(503, "STREAMS_UNAVAILABLE", "event streams are not available on this API process");
   const header = req.headers["last-event-id"];
   const { filters, start } = parseStreamSubscription(req.query, typeof header === "string" ? header : undefined);
+  if (req.method === "HEAD") {
+    // Express routes HEAD to GET handlers; a HEAD has no body, so it must not become a stream.
+    res.status(200).type("text/event-stream").setHeader("Cache-Control", "no-store");
+    res.end();
+    return;
+  }
   const resolved = await resolveStart(ctx, start);
 
   const writer = openEventStream(res);

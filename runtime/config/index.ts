@@ -31,6 +31,11 @@ export interface Config {
    * (runtime/internal/signing-key.ts). Secret: never logged, never echoed in config errors.
    */
   signingKeySeed: string | null;
+  /**
+   * WEBHOOK_SECRET_KEY: base64 of a 32-byte AES-256-GCM key sealing webhook secrets at rest, or
+   * null to keep it in DATA_DIR (runtime/dispatcher/secret-box.ts). Secret: never logged.
+   */
+  webhookSecretKey: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -120,6 +125,11 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     );
   }
 
+  const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() ? env.WEBHOOK_SECRET_KEY.trim() : null;
+  if (webhookSecretKey !== null && !isSeed(webhookSecretKey)) {
+    problems.push("WEBHOOK_SECRET_KEY must be the base64 encoding of exactly 32 bytes (e.g. the output of: openssl rand -base64 32)");
+  }
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     apiHost,
@@ -139,6 +149,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     logFormat,
     observerBodyLimit,
     signingKeySeed,
+    webhookSecretKey,
   });
 }
 

@@ -5,6 +5,7 @@
 import * as core from "./migrations/0001-core.js";
 import * as eventIndexes from "./migrations/0002-event-indexes.js";
 import * as subgraphs from "./migrations/0003-subgraphs.js";
+import * as webhooks from "./migrations/0004-webhooks.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -17,6 +18,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 1, name: core.name, sql: core.sql },
   { version: 2, name: eventIndexes.name, sql: eventIndexes.sql },
   { version: 3, name: subgraphs.name, sql: subgraphs.sql },
+  { version: 4, name: webhooks.name, sql: webhooks.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */

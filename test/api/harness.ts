@@ -51,7 +51,13 @@ export async function startTestApi(
   const config = parseConfig({ API_HOST: "127.0.0.1", API_PORT: "0", DATA_DIR: "/tmp/sluice-api-test", ...env });
   const logs: Record<string, unknown>[] = [];
   const logger: Logger = createLogger({ level: "debug", write: (line) => logs.push(JSON.parse(line)) });
-  const app = createApiApp({ config, logger, db: noDatabase, status: options.status ?? readyStatus, routes: options.routes ?? routes });
+  const app = createApiApp({
+    config,
+    logger,
+    db: noDatabase,
+    status: options.status ?? readyStatus,
+    routes: options.routes ?? routes,
+  });
   const server = await startApiServer(app, { host: "127.0.0.1", port: 0, closeGraceMs: 1000 });
   const api: TestApi = {
     url: server.url,

@@ -2,11 +2,15 @@
 import { parseConfig } from "../../runtime/config/index.js";
 import type { Db } from "../../runtime/db/types.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
-import { type Service, startService as start } from "../../runtime/service.js";
+import { type Service, type ServiceOptions, startService as start } from "../../runtime/service.js";
 
-export async function startTestService(db: Db, env: Record<string, string> = {}): Promise<Service> {
+export async function startTestService(
+  db: Db,
+  env: Record<string, string> = {},
+  options: Partial<Pick<ServiceOptions, "dispatcher" | "hooks">> = {},
+): Promise<Service> {
   const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", DATA_DIR: ".tmp/unused", ...env });
-  return start({ config, logger: silentLogger, db });
+  return start({ config, logger: silentLogger, db, ...options });
 }
 
 /** POSTs one observer request and expects 200. */

@@ -1,0 +1,94 @@
+/**
+ * Webhooks (DESIGN.md §5): what the service composes. `createWebhooks` returns the block hooks
+ * (chain-trigger outbox), the subgraph row-change listener, the delivery worker and the handle the
+ * management API uses. Pure pieces live beside it (triggers, matching, payloads, formats, signing,
+ * retry, circuit, ssrf); I/O in the stores, the worker and http-post.
+ */
+import { promises as dns } from "node:dns";
+import { isIP } from "node:net";
+import { subgraphs as builtInSubgraphs } from "../../generated/index.js";
+import type { BlockHooks } from "../chain/ingest.js";
+import type { Config } from "../config/index.js";
+import type { Db } from "../db/types.js";
+import type { Logger } from "../internal/logger.js";
+import type { SubgraphModule } from "../subgraphs/types.js";
+import { createChainOutbox } from "./chain-outbox.js";
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from "./dispatcher.js";
+import { loadOrCreateSecretBox, type SecretBox } from "./secret-box.js";
+import type { Signer } from "./signing.js";
+import { createSubgraphOutbox, type RowChangeListener } from "./subgraph-outbox.js";
+
+export type { Dispatcher } from "./dispatcher.js";
+export type { RowChange, RowChangeListener } from "./subgraph-outbox.js";
+
+/** What the management API (runtime/api/api-webhooks.ts) needs. */
+export interface WebhookService {
+  secrets: SecretBox;
+  dispatcher: Dispatcher;
+  allowPrivate: boolean;
+  sbtcRegistry: string;
+  /** A loaded subgraph by name (built-in or deployed). */
+  findSubgraph(name: string): SubgraphModule | undefined;
+  /** Addresses a webhook host resolves to (empty when it does not resolve). */
+  resolveHost(host: string): Promise<string[]>;
+  now(): number;
+}
+
+export interface Webhooks {
+  hooks: BlockHooks;
+  onRowChanges: RowChangeListener;
+  dispatcher: Dispatcher;
+  service: WebhookService;
+}
+
+export interface WebhooksDeps {
+  config: Readonly<Config>;
+  db: Db;
+  logger: Logger;
+  signer: Signer;
+  /** The loaded subgraphs (the engine's catalog); defaults to the built-ins in generated/. */
+  subgraphs?: () => readonly SubgraphModule[];
+  /** Overrides for the worker (tests: clock, random, intervals). */
+  dispatcher?: Partial<Omit<DispatcherOptions, "db" | "logger" | "signer" | "secrets">>;
+  /** Overrides config.webhookSecretKey (WEBHOOK_SECRET_KEY); without either, the key file in config.dataDir. */
+  secretKey?: string | null;
+}
+
+export function createWebhooks(deps: WebhooksDeps): Webhooks {
+  const { config, db, logger } = deps;
+  const secrets = loadOrCreateSecretBox({ dataDir: config.dataDir, fromEnv: deps.secretKey ?? config.webhookSecretKey });
+  const now = deps.dispatcher?.now ?? Date.now;
+  const dispatcher = createDispatcher({
+    db,
+    logger: logger.child({ component: "dispatcher" }),
+    signer: deps.signer,
+    secrets,
+    allowPrivate: config.webhookAllowPrivate,
+    ...deps.dispatcher,
+  });
+  const catalog = deps.subgraphs ?? (() => builtInSubgraphs);
+  return {
+    hooks: createChainOutbox({ logger, sbtcRegistry: config.contracts.sbtcRegistryContractId }),
+    onRowChanges: createSubgraphOutbox(),
+    dispatcher,
+    service: {
+      secrets,
+      dispatcher,
+      allowPrivate: config.webhookAllowPrivate,
+      sbtcRegistry: config.contracts.sbtcRegistryContractId,
+      findSubgraph: (name) => catalog().find((s) => s.name === name),
+      resolveHost,
+      now,
+    },
+  };
+}
+
+async function resolveHost(host: string): Promise<string[]> {
+  const bare = host.startsWith("[") ? host.slice(1, -1) : host;
+  if (isIP(bare)) return [bare];
+  try {
+    return (await dns.lookup(bare, { all: true })).map((a) => a.address);
+  } catch {
+    return []; // checked again at delivery time, when it may resolve
+  }
+}

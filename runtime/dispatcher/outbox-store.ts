@@ -1,0 +1,266 @@
+/**
+ * Outbox SQL (DESIGN.md §5): batched inserts inside the block transaction, the claim of due rows
+ * (`FOR UPDATE SKIP LOCKED`, per-webhook caps, fences respected), and the batched completion of
+ * attempts. Every write of a worker carries its lease token, so a worker whose lease expired (it
+ * was stalled or killed) can never overwrite a newer claim.
+ */
+import { randomBytes } from "node:crypto";
+import type { Queryable } from "../db/types.js";
+
+/** NOTIFY channel: new or re-armed outbox rows, webhook changes. Workers wake on it. */
+export const WEBHOOK_CHANNEL = "sluice_webhooks";
+
+export type DedupeKind = "apply" | "confirm" | "replay" | "row" | "revert" | "rollback" | "test";
+
+export interface OutboxInsert {
+  webhookId: string;
+  eventType: string;
+  kind: DedupeKind;
+  txId: string;
+  eventIndex: number;
+  blockHash: string;
+  seq?: number | string;
+  blockHeight: number | null;
+  data: Record<string, unknown>;
+  replayId?: string | null;
+  /** Delivered strictly in order with the webhook's other rows (rollbacks, compensating reverts). */
+  fence?: boolean;
+}
+
+/** A new delivery id (`webhook-id` header): `msg_` + 26 base32 characters. */
+export function newDeliveryId(): string {
+  return `msg_${base32(randomBytes(16)).slice(0, 26)}`;
+}
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+function base32(bytes: Uint8Array): string {
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return bits > 0 ? out + ALPHABET[(value << (5 - bits)) & 31] : out;
+}
+
+/**
+ * Inserts rows (one statement). A row whose dedupe key exists is skipped, unless the existing row
+ * was rolled back by a reorg (its block is canonical again: a fresh delivery with a new id) or is
+ * a compensating revert (the block was orphaned a second time). Returns how many rows were
+ * inserted or re-armed.
+ */
+export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert[]): Promise<number> {
+  if (!rows.length) return 0;
+  const { rowCount } = await q.query(
+    `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index,
+       block_hash, seq, block_height, data, replay_id, fence)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+       $8::bigint[], $9::int[], $10::json[], $11::text[], $12::boolean[])
+     ON CONFLICT (webhook_id, dedupe_kind, tx_id, event_index, block_hash, seq) DO UPDATE SET
+       status = 'pending', attempts = 0, next_attempt_at = now(), leased_until = NULL, lease_token = NULL,
+       rolled_back = false, delivery_id = EXCLUDED.delivery_id, data = EXCLUDED.data, event_type = EXCLUDED.event_type,
+       fence = EXCLUDED.fence, replay_id = EXCLUDED.replay_id, last_status = NULL, last_error = NULL,
+       created_at = now(), first_attempt_at = NULL, finished_at = NULL
+     WHERE control.webhook_outbox.rolled_back OR control.webhook_outbox.dedupe_kind = 'revert'`,
+    [
+      rows.map((r) => r.webhookId),
+      rows.map(() => newDeliveryId()),
+      rows.map((r) => r.eventType),
+      rows.map((r) => r.kind),
+      rows.map((r) => r.txId),
+      rows.map((r) => r.eventIndex),
+      rows.map((r) => r.blockHash),
+      rows.map((r) => r.seq ?? 0),
+      rows.map((r) => r.blockHeight),
+      rows.map((r) => JSON.stringify(r.data)),
+      rows.map((r) => r.replayId ?? null),
+      rows.map((r) => r.fence ?? false),
+    ],
+  );
+  return rowCount;
+}
+
+/** Wakes the workers (delivered at commit when called inside a transaction). */
+export async function notifyWorkers(q: Queryable, payload = "outbox"): Promise<void> {
+  await q.query("SELECT pg_notify($1, $2)", [WEBHOOK_CHANNEL, payload]);
+}
+
+export interface ClaimedRow {
+  id: string;
+  webhookId: string;
+  deliveryId: string;
+  eventType: string;
+  data: Record<string, unknown>;
+  /** Attempts made before this one. */
+  attempts: number;
+  createdAt: Date;
+  fence: boolean;
+  /** The claim's lease token: completing the row requires it. */
+  leaseToken: string;
+}
+
+/** How many rows to claim for one webhook, and how long each claimed row stays leased. */
+export interface ClaimCap {
+  webhookId: string;
+  cap: number;
+  leaseMs: number;
+  /**
+   * Only rows with a larger id: while a backlog drains, the scan then skips the head of the
+   * pending index, where rows delivered since the last vacuum leave dead entries. Rows behind it
+   * (retries come due, rows given back) are found by a scan from the head (no `afterId`), which
+   * the caller falls back to when a scan comes short, and now and then.
+   */
+  afterId?: string | null;
+}
+
+/**
+ * Claims up to `cap` due rows per webhook, in id (block) order, leased to `token` for `leaseMs` (a
+ * killed worker's rows become claimable again when the lease ends; a leased row is in flight). A fence row is claimable only when
+ * no earlier row of its webhook is pending; no row after a pending fence is claimable.
+ */
+export async function claimDueRows(q: Queryable, caps: readonly ClaimCap[], now: Date, token: string): Promise<ClaimedRow[]> {
+  if (!caps.length) return [];
+  const { rows } = await q.query<{
+    id: string;
+    webhook_id: string;
+    delivery_id: string;
+    event_type: string;
+    data: Record<string, unknown>;
+    attempts: number;
+    created_at: Date;
+    fence: boolean;
+  }>(
+    `WITH caps AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $6::bigint[]) AS c(webhook_id, cap, lease_ms, after_id)
+     ), picked AS (
+       SELECT p.id FROM caps c
+       CROSS JOIN LATERAL (
+         SELECT o.id FROM control.webhook_outbox o
+          WHERE o.webhook_id = c.webhook_id AND o.status = 'pending' AND o.id > COALESCE(c.after_id, 0)
+            AND o.next_attempt_at <= $4 AND (o.leased_until IS NULL OR o.leased_until <= $4)
+            AND NOT EXISTS (SELECT 1 FROM control.webhook_outbox f
+                             WHERE f.webhook_id = o.webhook_id AND f.status = 'pending' AND f.fence AND f.id < o.id)
+            AND (NOT o.fence OR NOT EXISTS (SELECT 1 FROM control.webhook_outbox e
+                             WHERE e.webhook_id = o.webhook_id AND e.status = 'pending' AND e.id < o.id))
+          ORDER BY o.id
+          LIMIT c.cap
+          FOR UPDATE OF o SKIP LOCKED
+       ) p
+     )
+     UPDATE control.webhook_outbox o
+        SET leased_until = $4::timestamptz + caps.lease_ms * interval '1 millisecond',
+            lease_token = $5, first_attempt_at = COALESCE(o.first_attempt_at, $4)
+       FROM caps
+      WHERE o.id = ANY(ARRAY(SELECT id FROM picked)) AND caps.webhook_id = o.webhook_id
+     RETURNING o.id, o.webhook_id, o.delivery_id, o.event_type, o.data, o.attempts, o.created_at, o.fence`,
+    [
+      caps.map((c) => c.webhookId),
+      caps.map((c) => c.cap),
+      caps.map((c) => c.leaseMs),
+      now,
+      token,
+      caps.map((c) => c.afterId ?? null),
+    ],
+  );
+  return rows
+    .map((r) => ({
+      id: String(r.id),
+      webhookId: r.webhook_id,
+      deliveryId: r.delivery_id,
+      eventType: r.event_type,
+      data: r.data,
+      attempts: r.attempts,
+      createdAt: new Date(r.created_at),
+      fence: r.fence,
+      leaseToken: token,
+    }))
+    .sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+export interface AttemptResult {
+  outboxId: string;
+  /** Lease token of the claim this attempt ran under. */
+  leaseToken: string;
+  webhookId: string;
+  /** 1-based number of this attempt. */
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  success: boolean;
+  responseStatus: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  /** The row's state after this attempt. */
+  next: { status: "delivered" | "dead" } | { status: "pending"; at: Date };
+}
+
+/**
+ * Records a batch of finished attempts: every attempt is logged; each row's state is updated only
+ * if the attempt's lease token still holds the row. Returns the ids whose state was updated.
+ */
+export async function completeAttempts(q: Queryable, results: readonly AttemptResult[]): Promise<Set<string>> {
+  if (!results.length) return new Set();
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE control.webhook_outbox o SET
+        status = r.status, attempts = r.attempt, next_attempt_at = COALESCE(r.next_at, o.next_attempt_at),
+        leased_until = NULL, lease_token = NULL, last_status = r.code, last_error = r.err,
+        finished_at = CASE WHEN r.status = 'pending' THEN NULL ELSE r.finished END
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[],
+                   $8::text[]) AS r(id, status, attempt, next_at, code, err, finished, token)
+      WHERE o.id = ANY($1::bigint[]) AND o.id = r.id AND o.lease_token = r.token AND o.status = 'pending'
+     RETURNING o.id`,
+    [
+      results.map((r) => r.outboxId),
+      results.map((r) => r.next.status),
+      results.map((r) => r.attempt),
+      results.map((r) => (r.next.status === "pending" ? r.next.at : null)),
+      results.map((r) => r.responseStatus),
+      results.map((r) => r.error),
+      results.map((r) => new Date(r.startedAt.getTime() + r.durationMs)),
+      results.map((r) => r.leaseToken),
+    ],
+  );
+  await insertAttempts(q, results);
+  return new Set(rows.map((r) => String(r.id)));
+}
+
+/** Appends attempts to the delivery log. */
+export async function insertAttempts(q: Queryable, results: readonly AttemptResult[]): Promise<void> {
+  if (!results.length) return;
+  await q.query(
+    `INSERT INTO control.webhook_attempts (outbox_id, webhook_id, attempt, attempted_at, duration_ms, response_status,
+       response_excerpt, error, success)
+     SELECT r.* FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[],
+       $8::text[], $9::boolean[]) AS r(outbox_id, webhook_id, attempt, attempted_at, duration_ms, response_status,
+       response_excerpt, error, success)
+     -- a webhook deleted while its delivery was in flight takes its log with it
+     WHERE EXISTS (SELECT 1 FROM control.webhook_outbox o WHERE o.id = r.outbox_id)`,
+    [
+      results.map((r) => r.outboxId),
+      results.map((r) => r.webhookId),
+      results.map((r) => r.attempt),
+      results.map((r) => r.startedAt),
+      results.map((r) => Math.round(r.durationMs)),
+      results.map((r) => r.responseStatus),
+      results.map((r) => r.responseExcerpt),
+      results.map((r) => r.error),
+      results.map((r) => r.success),
+    ],
+  );
+}
+
+/** Gives claimed rows back (circuit opened, webhook paused, worker stopping): claimable again at once. */
+export async function releaseRows(q: Queryable, rows: readonly Pick<ClaimedRow, "id" | "leaseToken">[]): Promise<void> {
+  if (!rows.length) return;
+  await q.query(
+    `UPDATE control.webhook_outbox o SET leased_until = NULL, lease_token = NULL
+       FROM unnest($1::bigint[], $2::text[]) AS r(id, token)
+      WHERE o.id = ANY($1::bigint[]) AND o.id = r.id AND o.lease_token = r.token AND o.status = 'pending'`,
+    [rows.map((r) => r.id), rows.map((r) => r.leaseToken)],
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * Writes a subgraph's planned row operations (issue "Subgraphs" item 4): per table, in chain
+ * order, one statement per run (op-runs.ts), journaling pre-images for blocks that can still
+ * reorg, and — when asked — turning the results into RowChanges.
+ */
+import type { Queryable } from "../db/types.js";
+import { buildRuns, type DraftChange, type Run, runChanges, runParams, type SeqOp, splitResult } from "./op-runs.js";
+import { deleteSql, insertSql, type TableTarget, updateSql, upsertSql } from "./table-sql.js";
+import type { SubgraphModule } from "./types.js";
+
+/** The block whose pre-images are journaled (null: the block is final, nothing is journaled). */
+export interface JournalTarget {
+  indexBlockHash: string;
+  blockHeight: number;
+}
+
+/** Statement texts by signature, owned by the engine (statements are rebuilt only when new). */
+export type StatementCache = Map<string, string>;
+
+function statement(cache: StatementCache, target: TableTarget, run: Run, journal: boolean, collect: boolean): string {
+  const signature = runSignature(run);
+  const key = `${target.schema}.${target.meta.name}|${signature}|${journal ? "j" : ""}${collect ? "c" : ""}`;
+  let sql = cache.get(key);
+  if (sql === undefined) {
+    sql = buildSql(target, run, journal, collect);
+    cache.set(key, sql);
+  }
+  return sql;
+}
+
+function runSignature(run: Run): string {
+  switch (run.kind) {
+    case "insert":
+      return `insert|${run.columns.join(",")}`;
+    case "upsert":
+      return `upsert|${run.key.join(",")}|${run.columns.join(",")}`;
+    case "increment":
+      return `increment|${run.key.join(",")}|${run.adds.join(",")}|${run.columns.join(",")}`;
+    case "update":
+      return `update|${run.keyColumns.join(",")}|${run.nulls.join(",")}|${run.setColumns.join(",")}`;
+    case "delete":
+      return `delete|${run.keyColumns.join(",")}|${run.nulls.join(",")}`;
+  }
+}
+
+function buildSql(target: TableTarget, run: Run, journal: boolean, collect: boolean): string {
+  switch (run.kind) {
+    case "insert":
+      return insertSql(target, run.columns, journal, collect);
+    case "upsert":
+      return upsertSql(target, run.key, run.columns, [], journal, collect);
+    case "increment":
+      return upsertSql(target, run.key, run.columns, run.adds, journal, collect);
+    case "update":
+      return updateSql(target, run.keyColumns, run.nulls, run.setColumns, journal);
+    case "delete":
+      return deleteSql(target, run.keyColumns, run.nulls, journal);
+  }
+}
+
+/** Applies one table's operations; returns their changes when `collect`. */
+export async function applyTableOps(
+  q: Queryable,
+  target: TableTarget,
+  ops: readonly SeqOp[],
+  journal: JournalTarget | null,
+  collect: boolean,
+  cache: StatementCache,
+): Promise<DraftChange[]> {
+  const out: DraftChange[] = [];
+  for (const run of buildRuns(target.meta, ops)) {
+    const sql = statement(cache, target, run, journal !== null, collect);
+    const head = journal ? [journal.indexBlockHash, journal.blockHeight, target.subgraph, target.meta.name] : [];
+    const { rows } = await q.query<Record<string, unknown>>(sql, [...head, ...runParams(target.meta, run)]);
+    if (!collect) continue;
+    const { old, now } = splitResult(target.meta, rows);
+    out.push(...runChanges(target.subgraph, target.meta, run, old, now));
+  }
+  return out;
+}
+
+/** Applies a subgraph's operations table by table (tables are independent; order within a table is kept). */
+export async function applySubgraphOps(
+  q: Queryable,
+  module: SubgraphModule,
+  ops: readonly SeqOp[],
+  journal: JournalTarget | null,
+  collect: boolean,
+  cache: StatementCache,
+): Promise<DraftChange[]> {
+  const byTable = new Map<string, SeqOp[]>();
+  for (const op of ops) {
+    const list = byTable.get(op.op.table);
+    if (list) list.push(op);
+    else byTable.set(op.op.table, [op]);
+  }
+  const out: DraftChange[] = [];
+  for (const [table, tableOps] of byTable) {
+    const target: TableTarget = { subgraph: module.name, schema: module.schema, meta: module.tables[table] };
+    out.push(...(await applyTableOps(q, target, tableOps, journal, collect, cache)));
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+/**
+ * The engine's per-block step (issue "Subgraphs" item 4), run inside a block's transaction:
+ * build the block's handler contexts once, plan each subgraph's row operations, and apply them
+ * with pre-image journaling. A failing subgraph (a handler throwing, or the database refusing a
+ * row: NOT NULL, CHECK, a duplicate on insert) is isolated with savepoints and marked `failed`;
+ * the block and the other subgraphs go on.
+ */
+import type { DecodedBlock } from "../chain/types.js";
+import type { Queryable } from "../db/types.js";
+import type { Logger } from "../internal/logger.js";
+import { applySubgraphOps, type JournalTarget, type StatementCache } from "./apply-ops.js";
+import { buildHandlerContexts } from "./context.js";
+import { markFailed } from "./control-store.js";
+import { contractsNeedingTraits, type DispatchIndex, planOps } from "./dispatch.js";
+import type { DraftChange, SeqOp } from "./op-runs.js";
+import type { TraitResolver } from "./trait-resolver.js";
+import type { HandlerContext, RowChange, SubgraphModule } from "./types.js";
+
+/** A subgraph taking part in a step. */
+export interface ActiveSubgraph {
+  module: SubgraphModule;
+  index: DispatchIndex;
+}
+
+export interface StepOptions {
+  journal: JournalTarget | null;
+  collect: boolean;
+  cache: StatementCache;
+  traits: TraitResolver;
+  logger: Logger;
+  config: Record<string, string>;
+}
+
+export interface StepResult {
+  changes: RowChange[];
+  /** Names of subgraphs that failed in this step (already marked failed). */
+  failed: string[];
+}
+
+/**
+ * Applies `blocks` (chain order; one block when journaling) to `subgraphs`. Contexts are numbered
+ * across the blocks so changes sort in chain order.
+ */
+export async function applyBlocks(
+  q: Queryable,
+  subgraphs: readonly ActiveSubgraph[],
+  blocks: readonly DecodedBlock[],
+  options: StepOptions,
+): Promise<StepResult> {
+  const contexts: HandlerContext[] = [];
+  for (const block of blocks) contexts.push(...buildHandlerContexts(block, options.config));
+  const failed: string[] = [];
+  const planned: { sub: ActiveSubgraph; ops: SeqOp[] }[] = [];
+
+  const traitContracts = new Set<string>();
+  for (const sub of subgraphs) for (const c of contractsNeedingTraits(sub.index, contexts)) traitContracts.add(c);
+  await options.traits.prefetch(q, traitContracts);
+
+  for (const sub of subgraphs) {
+    try {
+      const ops = planOps(sub.module, sub.index, contexts, options.traits.check).map((op, seq) => ({ ...op, seq }));
+      planned.push({ sub, ops });
+    } catch (err) {
+      await fail(q, sub.module.name, err, options.logger);
+      failed.push(sub.module.name);
+    }
+  }
+  const work = planned.filter((p) => p.ops.length > 0);
+  const drafts: { order: number; draft: DraftChange }[] = [];
+  const run = async (p: (typeof work)[number], order: number) => {
+    for (const d of await applySubgraphOps(q, p.sub.module, p.ops, options.journal, options.collect, options.cache))
+      drafts.push({ order, draft: d });
+  };
+
+  if (work.length > 0) {
+    await q.query("SAVEPOINT sluice_subgraphs");
+    try {
+      for (let i = 0; i < work.length; i++) await run(work[i], i);
+      await q.query("RELEASE SAVEPOINT sluice_subgraphs");
+    } catch {
+      // Someone's rows were refused: redo one subgraph at a time to find out whose.
+      await q.query("ROLLBACK TO SAVEPOINT sluice_subgraphs");
+      await q.query("RELEASE SAVEPOINT sluice_subgraphs");
+      drafts.length = 0;
+      for (let i = 0; i < work.length; i++) {
+        await q.query("SAVEPOINT sluice_subgraph");
+        const kept = drafts.length;
+        try {
+          await run(work[i], i);
+          await q.query("RELEASE SAVEPOINT sluice_subgraph");
+        } catch (err) {
+          await q.query("ROLLBACK TO SAVEPOINT sluice_subgraph");
+          await q.query("RELEASE SAVEPOINT sluice_subgraph");
+          drafts.length = kept;
+          await fail(q, work[i].sub.module.name, err, options.logger);
+          failed.push(work[i].sub.module.name);
+        }
+      }
+    }
+  }
+  drafts.sort((a, b) => a.draft.ordinal - b.draft.ordinal || a.order - b.order || a.draft.seq - b.draft.seq);
+  return { changes: drafts.map((d) => d.draft.change), failed };
+}
+
+async function fail(q: Queryable, name: string, err: unknown, logger: Logger): Promise<void> {
+  const message = err instanceof Error ? err.message : String(err);
+  logger.error({ msg: "subgraph failed", subgraph: name, error: message });
+  await markFailed(q, name, message);
+}

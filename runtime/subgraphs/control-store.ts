@@ -1,0 +1,142 @@
+/**
+ * control.subgraphs rows (migration 0003): what the engine persists about each subgraph — spec,
+ * schema fingerprint, status and progress. Small typed queries; every caller passes its Queryable
+ * so the reads and writes join the caller's transaction.
+ */
+import type { Queryable } from "../db/types.js";
+import type { ModuleSource, SpecFormat } from "./module-loader.js";
+import type { SubgraphProgress, SubgraphStatus, TableMeta } from "./types.js";
+
+export interface SubgraphRow {
+  name: string;
+  kind: "builtin" | "deployed";
+  version: string;
+  schemaHash: string;
+  moduleHash: string;
+  specText: string | null;
+  specFormat: SpecFormat | null;
+  tables: Record<string, TableMeta>;
+  status: SubgraphStatus;
+  subgraphHeight: number;
+  blocksDone: number;
+  blocksTotal: number;
+  operationStartedAt: Date | null;
+  operationFinishedAt: Date | null;
+  error: string | null;
+  deployedAt: Date;
+}
+
+const COLUMNS = `name, kind, version, schema_hash, module_hash, spec_text, spec_format, tables, status, subgraph_height,
+  blocks_done, blocks_total, operation_started_at, operation_finished_at, error, deployed_at`;
+
+function toRow(r: Record<string, unknown>): SubgraphRow {
+  const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
+  return {
+    name: String(r.name),
+    kind: r.kind as SubgraphRow["kind"],
+    version: String(r.version),
+    schemaHash: String(r.schema_hash),
+    moduleHash: String(r.module_hash),
+    specText: (r.spec_text as string | null) ?? null,
+    specFormat: (r.spec_format as SpecFormat | null) ?? null,
+    tables: r.tables as Record<string, TableMeta>,
+    status: r.status as SubgraphStatus,
+    subgraphHeight: Number(r.subgraph_height),
+    blocksDone: Number(r.blocks_done),
+    blocksTotal: Number(r.blocks_total),
+    operationStartedAt: date(r.operation_started_at),
+    operationFinishedAt: date(r.operation_finished_at),
+    error: (r.error as string | null) ?? null,
+    deployedAt: date(r.deployed_at) ?? new Date(0),
+  };
+}
+
+export async function readSubgraphRows(q: Queryable): Promise<SubgraphRow[]> {
+  const { rows } = await q.query(`SELECT ${COLUMNS} FROM control.subgraphs ORDER BY name`);
+  return rows.map(toRow);
+}
+
+export async function readSubgraphRow(q: Queryable, name: string, forUpdate = false): Promise<SubgraphRow | null> {
+  const { rows } = await q.query(
+    `SELECT ${COLUMNS} FROM control.subgraphs WHERE name = $1${forUpdate ? " FOR UPDATE" : ""}`,
+    [name],
+  );
+  return rows.length ? toRow(rows[0]) : null;
+}
+
+export function progressOf(row: SubgraphRow): SubgraphProgress {
+  return {
+    name: row.name,
+    status: row.status,
+    subgraphHeight: row.subgraphHeight,
+    blocksDone: row.blocksDone,
+    blocksTotal: row.blocksTotal,
+    operationStartedAt: row.operationStartedAt?.toISOString() ?? null,
+    operationFinishedAt: row.operationFinishedAt?.toISOString() ?? null,
+    error: row.error,
+  };
+}
+
+/** Inserts or replaces the definition columns of a subgraph row (status/progress as given). */
+export async function upsertDefinition(
+  q: Queryable,
+  source: ModuleSource,
+  state: { status: SubgraphStatus; resetProgress: boolean; blocksTotal?: number },
+): Promise<void> {
+  const m = source.module;
+  await q.query(
+    `INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, spec_text, spec_format, tables, status,
+        subgraph_height, blocks_done, blocks_total, operation_started_at, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, CASE WHEN $9 IN ('backfilling', 'reindexing') THEN now() END, NULL)
+     ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, version = EXCLUDED.version, schema_hash = EXCLUDED.schema_hash,
+        module_hash = EXCLUDED.module_hash, spec_text = EXCLUDED.spec_text, spec_format = EXCLUDED.spec_format,
+        tables = EXCLUDED.tables, status = EXCLUDED.status, updated_at = now(),
+        subgraph_height = CASE WHEN $12 THEN EXCLUDED.subgraph_height ELSE control.subgraphs.subgraph_height END,
+        blocks_done = CASE WHEN $12 THEN 0 ELSE control.subgraphs.blocks_done END,
+        blocks_total = CASE WHEN $12 THEN EXCLUDED.blocks_total ELSE control.subgraphs.blocks_total END,
+        operation_started_at = CASE WHEN $12 THEN EXCLUDED.operation_started_at ELSE control.subgraphs.operation_started_at END,
+        operation_finished_at = CASE WHEN $12 THEN NULL ELSE control.subgraphs.operation_finished_at END,
+        error = CASE WHEN $12 THEN NULL ELSE control.subgraphs.error END,
+        deployed_at = CASE WHEN $12 THEN now() ELSE control.subgraphs.deployed_at END`,
+    [
+      m.name,
+      source.kind,
+      m.version,
+      m.schemaHash,
+      source.moduleHash,
+      source.specText,
+      source.specFormat,
+      JSON.stringify(m.tables),
+      state.status,
+      (m.startBlock ?? 0) - 1,
+      state.blocksTotal ?? 0,
+      state.resetProgress,
+    ],
+  );
+}
+
+/** Marks a subgraph failed with its error (it stops indexing until reindexed or redeployed). */
+export async function markFailed(q: Queryable, name: string, error: string): Promise<void> {
+  await q.query(
+    "UPDATE control.subgraphs SET status = 'failed', error = $2, operation_finished_at = now(), updated_at = now() WHERE name = $1",
+    [name, error.slice(0, 4000)],
+  );
+}
+
+/** Canonical stored blocks above a height (the size of a backfill). */
+export async function countCanonicalAbove(q: Queryable, height: number): Promise<number> {
+  const { rows } = await q.query<{ n: string }>(
+    "SELECT count(*) AS n FROM chain.blocks WHERE canonical AND block_height > $1",
+    [height],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Locks the chain tip row (serialises with block ingestion) and returns heights. */
+export async function lockTip(q: Queryable): Promise<{ height: number; finalizedHeight: number | null }> {
+  const { rows } = await q.query<{ block_height: number | null; finalized_height: number | null }>(
+    "SELECT block_height, finalized_height FROM control.chain_tip FOR UPDATE",
+  );
+  const r = rows[0];
+  return { height: r?.block_height ?? -1, finalizedHeight: r?.finalized_height ?? null };
+}

@@ -1,0 +1,482 @@
+/**
+ * The subgraph engine (DESIGN.md §1–§3; issue "Subgraphs" items 4–5). Loads every built-in and
+ * deployed subgraph; as BlockHooks, runs their handlers inside each block's transaction, journals
+ * pre-images and reverts them on reorgs, keeps per-subgraph progress and hands each block's row
+ * changes to listeners (the webhook outbox); manages run-time deploys, reindexes and deletes with
+ * backfills from stored canonical blocks.
+ *
+ * State lives in control.subgraphs (read at the start of each block, so a deploy made by another
+ * process is picked up by the ingest leader); modules are cached in memory by module hash.
+ */
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { sqlIdent } from "../../generator/naming.js";
+import type { BlockHooks } from "../chain/ingest.js";
+import type { Config } from "../config/index.js";
+import type { Db, Queryable } from "../db/types.js";
+import { badRequest, conflict, notFound, ServiceError } from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+import type { StatementCache } from "./apply-ops.js";
+import { type ActiveSubgraph, applyBlocks } from "./block-apply.js";
+import { runBackfill } from "./backfill.js";
+import {
+  countCanonicalAbove,
+  lockTip,
+  markFailed,
+  progressOf,
+  readSubgraphRow,
+  readSubgraphRows,
+  type SubgraphRow,
+  upsertDefinition,
+} from "./control-store.js";
+import { buildDispatchIndex, type DispatchIndex } from "./dispatch.js";
+import {
+  builtinSources,
+  loadDeployedModule,
+  loadStoredSpec,
+  type ModuleSource,
+  modelDeployedSpec,
+  type SpecFormat,
+} from "./module-loader.js";
+import { pruneUndo, revertBlockRows } from "./revert.js";
+import { diffSchemas } from "./schema-diff.js";
+import { createTraitResolver } from "./trait-resolver.js";
+import type { RowChange, SubgraphInfo, SubgraphModule, SubgraphProgress } from "./types.js";
+
+export type { SpecFormat } from "./module-loader.js";
+
+/** Called inside the block transaction after the engine wrote (or restored) the rows. */
+export type RowChangeListener = (
+  q: Queryable,
+  changes: RowChange[],
+  block: { indexBlockHash: string; height: number },
+) => Promise<void>;
+
+/** What a deploy did: created (backfill started), unchanged, migrated in place, or rebuilt. */
+export interface DeployResult {
+  name: string;
+  version: string;
+  schemaHash: string;
+  action: "created" | "unchanged" | "migrated" | "rebuilt";
+  progress: SubgraphProgress;
+}
+
+export interface SubgraphEngine {
+  /** Register with the ingestor (service and `sluice import`). */
+  hooks: BlockHooks;
+  /** Brings built-ins' schemas up to date, loads deployed specs, resumes interrupted backfills. */
+  init(): Promise<void>;
+  /** Adds a listener; returns its removal. */
+  onRowChanges(listener: RowChangeListener): () => void;
+  list(): SubgraphInfo[];
+  get(name: string): SubgraphInfo | undefined;
+  /** Status and progress, or null for an unknown subgraph. */
+  progress(name: string): Promise<SubgraphProgress | null>;
+  /**
+   * Validates, generates, migrates and (when new or rebuilt) backfills a spec. Throws
+   * ServiceError: 400 SPEC_INVALID (details.errors), 409 SUBGRAPH_EXISTS (a built-in's name, or a
+   * breaking change without `replace`), 409 OPERATION_IN_PROGRESS.
+   */
+  deploy(specText: string, format: SpecFormat, options?: { replace?: boolean }): Promise<DeployResult>;
+  /** Rebuilds from stored blocks in the background; 404 SUBGRAPH_NOT_FOUND, 409 OPERATION_IN_PROGRESS. */
+  reindex(name: string): Promise<SubgraphProgress>;
+  /** Drops a deployed subgraph's tables and definition; 409 BUILT_IN_SUBGRAPH for built-ins. */
+  remove(name: string): Promise<void>;
+  /** Resolves when no backfill or reindex runs in this process. */
+  idle(): Promise<void>;
+  /** Stops background operations after their current batch. */
+  close(): Promise<void>;
+}
+
+export interface SubgraphEngineDeps {
+  db: Db;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** Built-in modules; default: generated/index.ts. */
+  builtins?: readonly SubgraphModule[];
+  /** Blocks per backfill transaction (default 250). */
+  backfillBatchBlocks?: number;
+  /** Prune the undo journal every N applied blocks (default 64). */
+  pruneEveryBlocks?: number;
+}
+
+interface Loaded {
+  source: ModuleSource;
+  index: DispatchIndex;
+  deployedAt: string;
+}
+
+interface LightRow {
+  name: string;
+  kind: string;
+  status: string;
+  subgraph_height: number;
+  module_hash: string;
+  finalized_height: number | null;
+}
+
+export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
+  const { db, config, logger } = deps;
+  const log = logger.child({ component: "subgraphs" });
+  const contracts: Record<string, string> = { ...config.contracts };
+  const builtins = new Map(builtinSources(deps.builtins).map((s) => [s.module.name, s]));
+  const loaded = new Map<string, Loaded>();
+  const listeners = new Set<RowChangeListener>();
+  const operations = new Map<string, Promise<void>>();
+  const cache: StatementCache = new Map();
+  const traits = createTraitResolver();
+  const pruneEvery = deps.pruneEveryBlocks ?? 64;
+  let blocksSincePrune = 0;
+  let closing = false;
+
+  const setLoaded = (source: ModuleSource, deployedAt: Date) =>
+    loaded.set(source.module.name, {
+      source,
+      index: buildDispatchIndex(source.module, contracts),
+      deployedAt: deployedAt.toISOString(),
+    });
+
+  const active = (name: string): ActiveSubgraph | undefined => {
+    const l = loaded.get(name);
+    return l && { module: l.source.module, index: l.index };
+  };
+
+  /** Makes the in-memory modules match control.subgraphs (rows may come from another process). */
+  async function syncModules(q: Queryable, rows: readonly { name: string; module_hash: string }[]): Promise<void> {
+    const names = new Set(rows.map((r) => r.name));
+    for (const name of loaded.keys()) if (!names.has(name)) loaded.delete(name);
+    for (const r of rows) {
+      if (loaded.get(r.name)?.source.moduleHash === r.module_hash) continue;
+      const row = await readSubgraphRow(q, r.name);
+      if (row !== null) await loadRow(q, row);
+    }
+  }
+
+  async function loadRow(q: Queryable, row: SubgraphRow): Promise<void> {
+    try {
+      if (row.kind === "builtin") {
+        const source = builtins.get(row.name);
+        if (source === undefined) throw new Error(`built-in subgraph ${row.name} is not part of this build`);
+        setLoaded(source, row.deployedAt);
+      } else {
+        setLoaded(await loadStoredSpec(row.specText ?? "", row.specFormat ?? "yaml", config.dataDir), row.deployedAt);
+      }
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.error({ msg: "cannot load subgraph", subgraph: row.name, error: message });
+      if (row.status !== "failed") await markFailed(q, row.name, `cannot load: ${message}`);
+    }
+  }
+
+  async function notify(q: Queryable, changes: RowChange[], block: { indexBlockHash: string; height: number }) {
+    if (changes.length === 0) return;
+    for (const listener of listeners) await listener(q, changes, block);
+  }
+
+  const hooks: BlockHooks = {
+    async applyBlock(q, block) {
+      traits.noteBlock(block);
+      const { rows } = await q.query<LightRow>(
+        `SELECT s.name, s.kind, s.status, s.subgraph_height, s.module_hash, t.finalized_height
+           FROM control.subgraphs s CROSS JOIN control.chain_tip t ORDER BY s.name`,
+      );
+      if (rows.length === 0) return;
+      await syncModules(q, rows);
+      const subs: ActiveSubgraph[] = [];
+      for (const r of rows) {
+        if (r.status !== "ready" || r.subgraph_height >= block.height) continue;
+        const sub = active(r.name);
+        if (sub) subs.push(sub);
+      }
+      if (subs.length === 0) return;
+      const finalized = rows[0].finalized_height;
+      const journal =
+        finalized === null || block.height > finalized
+          ? { indexBlockHash: block.indexBlockHash, blockHeight: block.height }
+          : null;
+      const result = await applyBlocks(q, subs, [block], {
+        journal,
+        collect: listeners.size > 0,
+        cache,
+        traits,
+        logger: log,
+        config: contracts,
+      });
+      const done = subs.map((s) => s.module.name).filter((n) => !result.failed.includes(n));
+      if (done.length > 0) {
+        await q.query("UPDATE control.subgraphs SET subgraph_height = $1 WHERE name = ANY($2::text[])", [
+          block.height,
+          done,
+        ]);
+      }
+      await notify(q, result.changes, { indexBlockHash: block.indexBlockHash, height: block.height });
+      if (++blocksSincePrune >= pruneEvery && finalized !== null) {
+        blocksSincePrune = 0;
+        await pruneUndo(q, finalized);
+      }
+    },
+
+    async revertBlock(q, ref) {
+      const { rows } = await q.query<{ name: string; module_hash: string }>(
+        "SELECT name, module_hash FROM control.subgraphs",
+      );
+      await syncModules(q, rows);
+      const modules = new Map([...loaded].map(([name, l]) => [name, l.source.module]));
+      const block = { indexBlockHash: ref.indexBlockHash, height: ref.height };
+      const changes = await revertBlockRows(q, modules, block, listeners.size > 0);
+      await notify(q, changes, block);
+    },
+  };
+
+  function startOperation(name: string): void {
+    if (operations.has(name) || closing) return;
+    const run = runBackfill(
+      {
+        db,
+        logger: log,
+        config: contracts,
+        cache,
+        traits,
+        batchBlocks: deps.backfillBatchBlocks ?? 250,
+        isClosing: () => closing,
+        subgraph: active,
+      },
+      name,
+    )
+      .catch((err) => {
+        log.error({
+          msg: "subgraph backfill crashed",
+          subgraph: name,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      })
+      .then(() => {
+        operations.delete(name);
+      });
+    operations.set(name, run);
+  }
+
+  const busy = (name: string) =>
+    conflict("OPERATION_IN_PROGRESS", `an operation on subgraph ${name} is in progress; wait for it to finish`, {
+      name,
+    });
+  const missing = (name: string) => notFound("SUBGRAPH_NOT_FOUND", `no subgraph named ${name}`, { name });
+
+  /** Drops a subgraph's schema and journal, recreates its tables. */
+  async function rebuildTables(q: Queryable, source: ModuleSource): Promise<void> {
+    await q.exec(`DROP SCHEMA IF EXISTS ${sqlIdent(source.module.schema)} CASCADE`);
+    await q.query("DELETE FROM control.subgraph_undo WHERE subgraph = $1", [source.module.name]);
+    await q.exec(source.migrationSql);
+  }
+
+  /** Sets up a definition that must be (re)built from stored blocks; ready at once on an empty chain. */
+  async function resetDefinition(
+    q: Queryable,
+    source: ModuleSource,
+    status: "backfilling" | "reindexing",
+  ): Promise<boolean> {
+    const total = await countCanonicalAbove(q, (source.module.startBlock ?? 0) - 1);
+    await upsertDefinition(q, source, {
+      status: total > 0 ? status : "ready",
+      resetProgress: true,
+      blocksTotal: total,
+    });
+    return total > 0;
+  }
+
+  const engine: SubgraphEngine = {
+    hooks,
+
+    async init() {
+      const needsBackfill = await db.transaction(async (q) => {
+        await lockTip(q);
+        const rows = new Map((await readSubgraphRows(q)).map((r) => [r.name, r]));
+        const started: string[] = [];
+        for (const source of builtins.values()) {
+          const name = source.module.name;
+          const row = rows.get(name);
+          if (row === undefined) {
+            await q.exec(source.migrationSql);
+            if (await resetDefinition(q, source, "backfilling")) started.push(name);
+            continue;
+          }
+          if (row.kind !== "builtin") {
+            log.error({ msg: "a deployed subgraph has a built-in's name; the built-in is not loaded", subgraph: name });
+            continue;
+          }
+          if (row.moduleHash === source.moduleHash) continue;
+          const diff = diffSchemas(source.module.schema, row.tables, source.module.tables);
+          if (diff.kind === "breaking" || row.status === "failed") {
+            log.warn({
+              msg: "built-in subgraph changed incompatibly: rebuilding",
+              subgraph: name,
+              reasons: diff.breaking,
+            });
+            await rebuildTables(q, source);
+            if (await resetDefinition(q, source, "backfilling")) started.push(name);
+          } else {
+            for (const sql of diff.statements) await q.exec(sql);
+            await q.exec(source.migrationSql);
+            await upsertDefinition(q, source, { status: row.status, resetProgress: false });
+          }
+        }
+        return started;
+      });
+      const rows = await readSubgraphRows(db);
+      for (const row of rows) await loadRow(db, row);
+      for (const row of rows)
+        if (row.status === "backfilling" || row.status === "reindexing") needsBackfill.push(row.name);
+      for (const name of new Set(needsBackfill)) startOperation(name);
+      log.info({ msg: "subgraphs loaded", subgraphs: [...loaded.keys()] });
+    },
+
+    onRowChanges(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    list() {
+      return [...loaded.keys()].sort().flatMap((name) => {
+        const info = engine.get(name);
+        return info ? [info] : [];
+      });
+    },
+
+    get(name) {
+      const l = loaded.get(name);
+      if (!l) return undefined;
+      const m = l.source.module;
+      return {
+        name: m.name,
+        version: m.version,
+        schemaHash: m.schemaHash,
+        kind: l.source.kind,
+        module: m,
+        deployedAt: l.deployedAt,
+      };
+    },
+
+    async progress(name) {
+      const row = await readSubgraphRow(db, name);
+      return row && progressOf(row);
+    },
+
+    async deploy(specText, format, options = {}) {
+      const modelled = modelDeployedSpec(specText, format);
+      if (!modelled.ok) {
+        throw badRequest(
+          "SPEC_INVALID",
+          `the spec has ${modelled.errors.length} error${modelled.errors.length === 1 ? "" : "s"}`,
+          {
+            errors: modelled.errors,
+          },
+        );
+      }
+      const model = modelled.model;
+      const name = model.name;
+      if (builtins.has(name)) {
+        throw conflict(
+          "SUBGRAPH_EXISTS",
+          `${name} is a built-in subgraph; change specs/${name}.yaml and rebuild instead`,
+          { name },
+        );
+      }
+      if (operations.has(name)) throw busy(name);
+      const source = await loadDeployedModule(model, specText, format, config.dataDir);
+      const outcome = await db.transaction(async (q) => {
+        await lockTip(q);
+        const row = await readSubgraphRow(q, name, true);
+        if (row?.status === "backfilling" || row?.status === "reindexing") throw busy(name);
+        if (row === null) {
+          await q.exec(source.migrationSql);
+          return { action: "created" as const, backfill: await resetDefinition(q, source, "backfilling") };
+        }
+        if (row.moduleHash === source.moduleHash && row.status !== "failed")
+          return { action: "unchanged" as const, backfill: false };
+        const diff = diffSchemas(source.module.schema, row.tables, source.module.tables);
+        if (diff.kind === "breaking" || row.status === "failed") {
+          if (diff.kind === "breaking" && options.replace !== true) {
+            throw conflict(
+              "SUBGRAPH_EXISTS",
+              `subgraph ${name} exists and this spec changes its schema incompatibly; deploy with ?replace=true to rebuild it`,
+              {
+                name,
+                breaking: diff.breaking,
+              },
+            );
+          }
+          await rebuildTables(q, source);
+          return { action: "rebuilt" as const, backfill: await resetDefinition(q, source, "backfilling") };
+        }
+        for (const sql of diff.statements) await q.exec(sql);
+        await q.exec(source.migrationSql);
+        await upsertDefinition(q, source, { status: row.status, resetProgress: false });
+        return { action: "migrated" as const, backfill: false };
+      });
+      const row = await readSubgraphRow(db, name);
+      if (row === null) throw new Error(`subgraph ${name} vanished after deploy`);
+      setLoaded(source, row.deployedAt);
+      log.info({ msg: "subgraph deployed", subgraph: name, version: model.version, action: outcome.action });
+      if (outcome.backfill) startOperation(name);
+      return {
+        name,
+        version: model.version,
+        schemaHash: model.schemaHash,
+        action: outcome.action,
+        progress: progressOf(row),
+      };
+    },
+
+    async reindex(name) {
+      if (operations.has(name)) throw busy(name);
+      await db.transaction(async (q) => {
+        await lockTip(q);
+        const row = await readSubgraphRow(q, name, true);
+        if (row === null) throw missing(name);
+        if (row.status === "backfilling" || row.status === "reindexing") throw busy(name);
+        if (!loaded.has(name)) await loadRow(q, row);
+        const l = loaded.get(name);
+        if (l === undefined) throw new ServiceError(500, "INTERNAL", `subgraph ${name} cannot be loaded`);
+        await rebuildTables(q, l.source);
+        await resetDefinition(q, l.source, "reindexing");
+      });
+      log.info({ msg: "subgraph reindex started", subgraph: name });
+      startOperation(name);
+      const progress = await engine.progress(name);
+      if (progress === null) throw missing(name);
+      return progress;
+    },
+
+    async remove(name) {
+      if (builtins.has(name)) {
+        throw conflict("BUILT_IN_SUBGRAPH", `${name} is a built-in subgraph and cannot be deleted`, { name });
+      }
+      if (operations.has(name)) throw busy(name);
+      await db.transaction(async (q) => {
+        await lockTip(q);
+        const row = await readSubgraphRow(q, name, true);
+        if (row === null) throw missing(name);
+        if (row.status === "backfilling" || row.status === "reindexing") throw busy(name);
+        const schema = loaded.get(name)?.source.module.schema ?? `sg_${name.replace(/-/g, "_")}`;
+        await q.exec(`DROP SCHEMA IF EXISTS ${sqlIdent(schema)} CASCADE`);
+        await q.query("DELETE FROM control.subgraph_undo WHERE subgraph = $1", [name]);
+        await q.query("DELETE FROM control.subgraphs WHERE name = $1", [name]);
+      });
+      loaded.delete(name);
+      rmSync(path.resolve(config.dataDir, "subgraphs", name), { recursive: true, force: true });
+      log.info({ msg: "subgraph deleted", subgraph: name });
+    },
+
+    async idle() {
+      while (operations.size > 0) await Promise.all([...operations.values()]);
+    },
+
+    async close() {
+      closing = true;
+      await engine.idle();
+    },
+  };
+  return engine;
+}

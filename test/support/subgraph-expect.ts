@@ -1,0 +1,105 @@
+/**
+ * Expected subgraph rows computed literally from raw observer JSON (the `/new_block` bodies),
+ * sharing no code with runtime/: balances from committed ft_* and stx_* events, deploys from
+ * raw_tx, sBTC registry prints decoded with @stacks/transactions.
+ */
+import { deserializeTransaction, hexToCV } from "@stacks/transactions";
+import { c32address } from "c32check";
+import { clarityToJson } from "../generator/handler-context.js";
+import { type RawRequest, expectedChain } from "./chain-model.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: raw fixture JSON
+export type RawBlock = any;
+
+/** The canonical blocks (first body per hash), by height. */
+export function canonicalBlocks(requests: RawRequest[]): RawBlock[] {
+  const chain = expectedChain(requests);
+  const seen = new Map<string, RawBlock>();
+  for (const r of requests) {
+    if (r.path !== "/new_block") continue;
+    const b = JSON.parse(r.body);
+    if (!seen.has(b.index_block_hash)) seen.set(b.index_block_hash, b);
+  }
+  return [...seen.values()]
+    .filter((b) => chain.canonicalHashes.has(b.index_block_hash))
+    .sort((a, b) => a.block_height - b.block_height);
+}
+
+/** holdings as `kind|asset|holder` → balance, from committed ft_* / stx_* events. */
+export function expectedHoldings(blocks: RawBlock[]): Map<string, bigint> {
+  const balances = new Map<string, bigint>();
+  const add = (kind: string, asset: string, holder: string, delta: bigint) => {
+    const key = `${kind}|${asset}|${holder}`;
+    balances.set(key, (balances.get(key) ?? 0n) + delta);
+  };
+  for (const b of blocks) {
+    for (const e of b.events) {
+      if (!e.committed) continue;
+      const ft = e[e.type];
+      switch (e.type) {
+        case "ft_transfer_event":
+          add("ft", ft.asset_identifier, ft.sender, -BigInt(ft.amount));
+          add("ft", ft.asset_identifier, ft.recipient, BigInt(ft.amount));
+          break;
+        case "ft_mint_event":
+          add("ft", ft.asset_identifier, ft.recipient, BigInt(ft.amount));
+          break;
+        case "ft_burn_event":
+          add("ft", ft.asset_identifier, ft.sender, -BigInt(ft.amount));
+          break;
+        case "stx_transfer_event":
+          add("stx", "STX", ft.sender, -BigInt(ft.amount));
+          add("stx", "STX", ft.recipient, BigInt(ft.amount));
+          break;
+        case "stx_mint_event":
+          add("stx", "STX", ft.recipient, BigInt(ft.amount));
+          break;
+        case "stx_burn_event":
+          add("stx", "STX", ft.sender, -BigInt(ft.amount));
+          break;
+      }
+    }
+  }
+  return balances;
+}
+
+/** Successful deploys: [contract_id, name, deployer, block, txid]. */
+export function expectedContracts(blocks: RawBlock[]): string[][] {
+  const out: string[][] = [];
+  for (const b of blocks) {
+    for (const t of b.transactions) {
+      if (t.status !== "success" || t.raw_tx === "0x00") continue;
+      const tx = deserializeTransaction(t.raw_tx);
+      const payload = tx.payload as { payloadType: number; contractName?: { content: string } };
+      // PayloadType.SmartContract = 1, VersionedSmartContract = 6
+      if (payload.payloadType !== 1 && payload.payloadType !== 6) continue;
+      const mainnet = tx.transactionVersion === 0;
+      const cond = tx.auth.spendingCondition as { hashMode: number; signer: string };
+      const version = cond.hashMode === 0 ? (mainnet ? 22 : 26) : mainnet ? 20 : 21;
+      const deployer = c32address(version, cond.signer);
+      const name = payload.contractName?.content ?? "";
+      out.push([`${deployer}.${name}`, name, deployer, String(b.block_height), t.txid]);
+    }
+  }
+  return out.sort();
+}
+
+/** flows rows of the registry prints: [topic, amount, sender, request_id, burn_height, bitcoin_txid]. */
+export function expectedFlows(blocks: RawBlock[], registry: string): string[][] {
+  const out: string[][] = [];
+  for (const b of blocks) {
+    for (const e of b.events) {
+      if (!e.committed || e.type !== "contract_event" || e.contract_event.contract_identifier !== registry) continue;
+      let v: ReturnType<typeof clarityToJson>;
+      try {
+        v = clarityToJson(hexToCV(e.contract_event.raw_value));
+      } catch {
+        continue; // undecodable print: no row
+      }
+      if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v.topic !== "string") continue;
+      const f = (k: string) => (v[k] === undefined || v[k] === null ? null : String(v[k]));
+      out.push([v.topic, f("amount"), f("sender"), f("request-id"), f("burn-height"), f("bitcoin-txid")] as string[]);
+    }
+  }
+  return out.sort();
+}

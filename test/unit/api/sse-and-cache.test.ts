@@ -1,0 +1,43 @@
+/**
+ * runtime/api/sse.ts frame formatting and runtime/api/cache-headers.ts (SPEC.md "SSE stream
+ * routes"; issue item 7 cache headers).
+ */
+import { describe, expect, it } from "vitest";
+import { cacheControl, escapeJsonHtml, weakEtag } from "../../../runtime/api/cache-headers.js";
+import { formatSseComment, formatSseFrame, formatSseRetry } from "../../../runtime/api/sse.js";
+
+describe("SSE frames", () => {
+  it("event frame: id, data, blank line", () => {
+    expect(formatSseFrame({ id: "5:1", data: '{"a":1}' })).toBe('id: 5:1\ndata: {"a":1}\n\n');
+  });
+  it("named frame", () => {
+    expect(formatSseFrame({ id: "4:0", event: "reorg", data: "{}" })).toBe("id: 4:0\nevent: reorg\ndata: {}\n\n");
+  });
+  it("multi-line data becomes several data lines; id and event lose line breaks", () => {
+    expect(formatSseFrame({ id: "1\n2", event: "a\rb", data: "x\ny\r\nz" })).toBe(
+      "id: 12\nevent: ab\ndata: x\ndata: y\ndata: z\n\n",
+    );
+  });
+  it("comments and retry", () => {
+    expect(formatSseComment("ping")).toBe(": ping\n\n");
+    expect(formatSseRetry(2000)).toBe("retry: 2000\n\n");
+  });
+});
+
+describe("cache headers", () => {
+  it("public on loopback, private past it", () => {
+    expect(cacheControl(true, "max-age=300")).toBe("public, max-age=300");
+    expect(cacheControl(false, "max-age=300")).toBe("private, max-age=300");
+  });
+  it("weak ETags depend on every part and its boundaries", () => {
+    expect(weakEtag("a", "b")).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
+    expect(weakEtag("a", "b")).toBe(weakEtag("a", "b"));
+    expect(weakEtag("ab", "")).not.toBe(weakEtag("a", "b"));
+  });
+  it("escapes <, > and & in JSON text without changing its value", () => {
+    const value = { s: "<script>&</script>" };
+    const escaped = escapeJsonHtml(JSON.stringify(value));
+    expect(escaped).not.toMatch(/[<>&]/);
+    expect(JSON.parse(escaped)).toEqual(value);
+  });
+});

@@ -1,0 +1,135 @@
+/** buildHandlerContexts: chain order, tx-level contexts, committed events only, print/nft views. */
+import { describe, expect, it } from "vitest";
+import type { DecodedBlock, DecodedEvent, DecodedTx } from "../../../runtime/chain/types.js";
+import { buildHandlerContexts, eventView, txLevelEvent } from "../../../runtime/subgraphs/context.js";
+
+function tx(txIndex: number, over: Partial<DecodedTx> = {}): DecodedTx {
+  return {
+    txId: `0x${String(txIndex).padStart(64, "0")}`,
+    txIndex,
+    txType: "contract_call",
+    status: "success",
+    sender: "ST1SENDER",
+    sponsor: null,
+    nonce: "0",
+    fee: "0",
+    contractId: "ST1DEPLOYER.token",
+    functionName: "transfer",
+    functionArgs: [],
+    recipient: null,
+    amount: null,
+    memo: null,
+    rawResult: "0x0703",
+    result: { ok: true },
+    rawTx: "0x00",
+    burnchainOp: false,
+    microblockSequence: null,
+    microblockHash: null,
+    contractInterface: null,
+    vmError: null,
+    ...over,
+  };
+}
+
+function ev(eventIndex: number, txIndex: number, over: Partial<DecodedEvent> = {}): DecodedEvent {
+  return {
+    eventIndex,
+    nodeEventIndex: eventIndex,
+    txId: `0x${String(txIndex).padStart(64, "0")}`,
+    txIndex,
+    committed: true,
+    type: "stx_transfer",
+    contractId: null,
+    assetIdentifier: "STX",
+    sender: "ST1A",
+    recipient: "ST1B",
+    amount: "5",
+    topic: null,
+    payload: { sender: "ST1A", recipient: "ST1B", amount: "5", memo: "" },
+    ...over,
+  };
+}
+
+function block(txs: DecodedTx[], events: DecodedEvent[]): DecodedBlock {
+  return {
+    indexBlockHash: "0xib",
+    blockHash: "0xbh",
+    height: 7,
+    parentIndexBlockHash: "0xparent",
+    parentBlockHash: "0xpb",
+    burnBlockHash: "0xburn",
+    burnBlockHeight: 100,
+    burnBlockTime: 1000,
+    blockTime: 1234,
+    minerTxid: null,
+    txs,
+    events,
+  };
+}
+
+describe("buildHandlerContexts", () => {
+  it("orders contexts by tx_index, a tx's own context before its events, and skips uncommitted events", () => {
+    const b = block(
+      [
+        tx(1, { txType: "smart_contract", contractId: "ST1DEPLOYER.new" }),
+        tx(0),
+        tx(2, { status: "abort_by_response" }),
+      ],
+      [ev(0, 0), ev(1, 0, { committed: false }), ev(2, 1), ev(3, 2, { committed: false })],
+    );
+    const contexts = buildHandlerContexts(b, { k: "v" });
+    expect(contexts.map((c) => [c.tx.index, c.event.type, c.event.event_index])).toEqual([
+      [0, "contract_call", -1],
+      [0, "stx_transfer", 0],
+      [1, "contract_deploy", -1],
+      [1, "stx_transfer", 2],
+    ]);
+    expect(contexts[0].block).toEqual({ height: 7, hash: "0xbh", index_block_hash: "0xib", time: 1234 });
+    expect(contexts[0].config).toEqual({ k: "v" });
+    expect(contexts[2].event.contract_id).toBe("ST1DEPLOYER.new");
+  });
+
+  it("offers no tx-level context for failed transactions or other tx types", () => {
+    expect(txLevelEvent(tx(0, { status: "abort_by_post_condition" }))).toBeNull();
+    expect(txLevelEvent(tx(0, { txType: "token_transfer" }))).toBeNull();
+    expect(txLevelEvent(tx(0, { txType: "versioned_smart_contract" }))?.type).toBe("contract_deploy");
+  });
+
+  it("exposes a print's decoded value as payload and value, with the tuple's topic", () => {
+    const view = eventView(
+      ev(0, 0, {
+        type: "print",
+        contractId: "ST1X.reg",
+        topic: "print",
+        assetIdentifier: null,
+        payload: {
+          contract_id: "ST1X.reg",
+          topic: "print",
+          value: { topic: "new-name", owner: "ST1O" },
+          raw_value: "0x",
+        },
+      }),
+    );
+    expect(view).toMatchObject({
+      type: "print",
+      topic: "new-name",
+      contract_id: "ST1X.reg",
+      payload: { topic: "new-name", owner: "ST1O" },
+    });
+    expect(view.value).toEqual(view.payload);
+  });
+
+  it("keeps the node topic when the printed value has none, and exposes nft values", () => {
+    const print = eventView(ev(0, 0, { type: "print", topic: "print", payload: { value: "0x01", raw_value: "0x" } }));
+    expect(print.topic).toBe("print");
+    expect(print.payload).toBe("0x01");
+    const nft = eventView(
+      ev(0, 0, {
+        type: "nft_mint",
+        payload: { asset_identifier: "a::b", recipient: "ST1B", value: "7", raw_value: "0x" },
+      }),
+    );
+    expect(nft.value).toBe("7");
+    expect(nft.payload).toMatchObject({ asset_identifier: "a::b" });
+  });
+});
