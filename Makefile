@@ -28,9 +28,10 @@ run: build
 test: $(NODE_MODULES)
 	node test/run.mjs
 
-## bench: ingest benchmarks (prints figures; not a test)
+## bench: ingest and webhook delivery benchmarks (prints figures; not a test)
 bench: $(NODE_MODULES)
 	npx tsx test/bench/ingest.ts
+	npx tsx test/bench/webhooks.ts
 
 ## check: typecheck + lint + generated/ drift
 check: typecheck lint

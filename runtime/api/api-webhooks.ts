@@ -39,7 +39,18 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const DEFAULT_GRACE_SECONDS = 24 * 60 * 60;
 const MAX_GRACE_SECONDS = 7 * 24 * 60 * 60;
 
-const CREATE_FIELDS = ["name", "url", "format", "triggers", "subgraphName", "tableName", "filter", "timeoutMs", "maxAttempts", "concurrency"];
+const CREATE_FIELDS = [
+  "name",
+  "url",
+  "format",
+  "triggers",
+  "subgraphName",
+  "tableName",
+  "filter",
+  "timeoutMs",
+  "maxAttempts",
+  "concurrency",
+];
 const UPDATE_FIELDS = ["name", "url", "format", "triggers", "filter", "timeoutMs", "maxAttempts", "concurrency"];
 
 const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
@@ -62,7 +73,8 @@ function bodyObject(req: Request, required: boolean): Record<string, unknown> {
 
 function rejectUnknownFields(body: Record<string, unknown>, allowed: readonly string[], what: string): void {
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw invalid(key, `unknown field ${JSON.stringify(key)} for ${what}; accepted: ${allowed.join(", ")}`);
+    if (!allowed.includes(key))
+      throw invalid(key, `unknown field ${JSON.stringify(key)} for ${what}; accepted: ${allowed.join(", ")}`);
   }
 }
 
@@ -80,7 +92,10 @@ function record(w: WebhookRow, ctx: HandlerContext): Record<string, unknown> {
 
 function parseName(v: unknown): string {
   if (typeof v !== "string" || !NAME_RE.test(v)) {
-    throw invalid("name", "name must be 1 to 100 characters: letters, digits, '.', '_' or '-', starting with a letter or digit");
+    throw invalid(
+      "name",
+      "name must be 1 to 100 characters: letters, digits, '.', '_' or '-', starting with a letter or digit",
+    );
   }
   return v;
 }
@@ -102,13 +117,18 @@ function parseFormat(v: unknown): (typeof FORMATS)[number] {
 }
 
 function findTable(svc: WebhookService, subgraphName: unknown, tableName: unknown) {
-  if (typeof subgraphName !== "string" || !subgraphName) throw invalid("subgraphName", "subgraphName must name a subgraph");
-  if (typeof tableName !== "string" || !tableName) throw invalid("tableName", "tableName must name a table of the subgraph");
+  if (typeof subgraphName !== "string" || !subgraphName)
+    throw invalid("subgraphName", "subgraphName must name a subgraph");
+  if (typeof tableName !== "string" || !tableName)
+    throw invalid("tableName", "tableName must name a table of the subgraph");
   const module = svc.findSubgraph(subgraphName);
   if (!module) throw invalid("subgraphName", `no subgraph ${JSON.stringify(subgraphName)} is loaded`);
   const table = module.tables[tableName];
   if (!table) {
-    throw invalid("tableName", `subgraph ${subgraphName} has no table ${JSON.stringify(tableName)} (tables: ${Object.keys(module.tables).join(", ")})`);
+    throw invalid(
+      "tableName",
+      `subgraph ${subgraphName} has no table ${JSON.stringify(tableName)} (tables: ${Object.keys(module.tables).join(", ")})`,
+    );
   }
   return { module, table };
 }
@@ -134,15 +154,21 @@ export const createWebhook: ApiHandler = async (req, res, ctx) => {
   const limits = { ...DEFAULT_LIMITS, ...parseLimits(body) };
   const isChain = body.triggers !== undefined;
   const isSubgraph = body.subgraphName !== undefined || body.tableName !== undefined;
-  if (isChain && isSubgraph) throw invalid("triggers", "a webhook takes either triggers (chain) or subgraphName and tableName (subgraph), not both");
-  if (!isChain && !isSubgraph) throw invalid("triggers", "a webhook needs triggers (chain) or subgraphName and tableName (subgraph)");
+  if (isChain && isSubgraph)
+    throw invalid(
+      "triggers",
+      "a webhook takes either triggers (chain) or subgraphName and tableName (subgraph), not both",
+    );
+  if (!isChain && !isSubgraph)
+    throw invalid("triggers", "a webhook needs triggers (chain) or subgraphName and tableName (subgraph)");
   let kind: "chain" | "subgraph";
   let triggers = null;
   let subgraphName = null;
   let tableName = null;
   let filter = null;
   if (isChain) {
-    if (body.filter !== undefined) throw invalid("filter", "filter applies to subgraph webhooks; chain webhooks filter with their triggers");
+    if (body.filter !== undefined)
+      throw invalid("filter", "filter applies to subgraph webhooks; chain webhooks filter with their triggers");
     kind = "chain";
     triggers = parseTriggers(body.triggers);
   } else {
@@ -154,21 +180,26 @@ export const createWebhook: ApiHandler = async (req, res, ctx) => {
   }
   const id = newWebhookId();
   const secret = generateSecret();
-  // Webhooks start at the tip: no backfill (replay covers history).
-  const start = (await tipHeight(ctx)) ?? -1;
-  const row = await insertWebhook(ctx.db, {
-    id,
-    name,
-    kind,
-    url,
-    format,
-    triggers,
-    subgraphName,
-    tableName,
-    filter,
-    startHeight: start,
-    ...limits,
-    secretSealed: svc.secrets.seal(secret, id),
+  const row = await ctx.db.transaction(async (q) => {
+    // Webhooks start at the tip, no backfill (replay covers history). Locking the tip row waits
+    // for a block being ingested: that block is then the start, never half seen.
+    const { rows } = await q.query<{ block_height: number | null }>(
+      "SELECT block_height FROM control.chain_tip FOR UPDATE",
+    );
+    return insertWebhook(q, {
+      id,
+      name,
+      kind,
+      url,
+      format,
+      triggers,
+      subgraphName,
+      tableName,
+      filter,
+      startHeight: rows[0]?.block_height ?? -1,
+      ...limits,
+      secretSealed: svc.secrets.seal(secret, id),
+    });
   });
   if (!row) throw conflict("WEBHOOK_NAME_TAKEN", `a webhook named ${JSON.stringify(name)} exists`, { name });
   await announce(ctx);
@@ -198,7 +229,10 @@ export const updateWebhook: ApiHandler = async (req, res, ctx) => {
   const body = bodyObject(req, true);
   for (const key of Object.keys(body)) {
     if (["kind", "subgraphName", "tableName", "id", "secret", "status"].includes(key)) {
-      throw invalid(key, `${key} cannot be changed${key === "status" ? "; use pause and resume" : key === "secret" ? "; use rotate-secret" : ""}`);
+      throw invalid(
+        key,
+        `${key} cannot be changed${key === "status" ? "; use pause and resume" : key === "secret" ? "; use rotate-secret" : ""}`,
+      );
     }
   }
   rejectUnknownFields(body, UPDATE_FIELDS, "a webhook update");
@@ -216,7 +250,8 @@ export const updateWebhook: ApiHandler = async (req, res, ctx) => {
     patch.filter = parseRowFilter(body.filter, findTable(svc, w.subgraphName, w.tableName).table);
   }
   const updated = await updateWebhookRow(ctx.db, w.id, patch);
-  if (updated === "name_taken") throw conflict("WEBHOOK_NAME_TAKEN", `a webhook named ${JSON.stringify(patch.name)} exists`, { name: patch.name });
+  if (updated === "name_taken")
+    throw conflict("WEBHOOK_NAME_TAKEN", `a webhook named ${JSON.stringify(patch.name)} exists`, { name: patch.name });
   if (!updated) throw notFound("WEBHOOK_NOT_FOUND", `webhook ${w.id} was deleted`, { webhook: w.id });
   await announce(ctx);
   res.json(record(updated, ctx));
@@ -234,7 +269,8 @@ export const deleteWebhook: ApiHandler = async (req, res, ctx) => {
 async function setStatus(req: Request, res: Response, ctx: HandlerContext, status: "active" | "paused"): Promise<void> {
   const w = await loadWebhook(req, ctx);
   const updated = await updateWebhookRow(ctx.db, w.id, { status });
-  if (!updated || updated === "name_taken") throw notFound("WEBHOOK_NOT_FOUND", `webhook ${w.id} was deleted`, { webhook: w.id });
+  if (!updated || updated === "name_taken")
+    throw notFound("WEBHOOK_NOT_FOUND", `webhook ${w.id} was deleted`, { webhook: w.id });
   await announce(ctx);
   res.json(record(updated, ctx));
 }
@@ -264,7 +300,8 @@ export const rotateWebhookSecret: ApiHandler = async (req, res, ctx) => {
     previousSecretSealed: grace > 0 ? w.secretSealed : null,
     previousSecretExpiresAt: grace > 0 ? new Date(svc.now() + grace * 1000) : null,
   });
-  if (!updated || updated === "name_taken") throw notFound("WEBHOOK_NOT_FOUND", `webhook ${w.id} was deleted`, { webhook: w.id });
+  if (!updated || updated === "name_taken")
+    throw notFound("WEBHOOK_NOT_FOUND", `webhook ${w.id} was deleted`, { webhook: w.id });
   await announce(ctx);
   ctx.log.info({ msg: "webhook secret rotated", webhook_id: w.id, grace_seconds: grace });
   res.json({ ...record(updated, ctx), secret });
@@ -322,7 +359,10 @@ const LIST_LIMIT = { min: 1, max: 1000, default: 100 };
 function parseCursor(raw: unknown): string | undefined {
   const v = singleParam("cursor", raw);
   if (v === undefined) return undefined;
-  if (!/^\d{1,19}$/.test(v)) throw badRequest("INVALID_PARAMETER", "cursor must be a nextCursor value from a previous page", { parameter: "cursor" });
+  if (!/^\d{1,19}$/.test(v))
+    throw badRequest("INVALID_PARAMETER", "cursor must be a nextCursor value from a previous page", {
+      parameter: "cursor",
+    });
   return v;
 }
 
@@ -403,7 +443,10 @@ export const requeueDeadLetter: ApiHandler = async (req, res, ctx) => {
       WHERE webhook_id = $1 AND delivery_id = $2 AND status = 'dead'`,
     [w.id, deliveryId],
   );
-  if (!rowCount) throw notFound("DELIVERY_NOT_FOUND", `webhook ${w.id} has no dead delivery ${JSON.stringify(deliveryId)}`, { deliveryId });
+  if (!rowCount)
+    throw notFound("DELIVERY_NOT_FOUND", `webhook ${w.id} has no dead delivery ${JSON.stringify(deliveryId)}`, {
+      deliveryId,
+    });
   await notifyWorkers(ctx.db);
   service(ctx).dispatcher.wake();
   res.json({ deliveryId, status: "pending" });
@@ -432,7 +475,13 @@ export const replayWebhook: ApiHandler = async (req, res, ctx) => {
   const range = parseReplayRange(bodyObject(req, true), await tipHeight(ctx));
   const subgraph = w.kind === "subgraph" && w.subgraphName ? svc.findSubgraph(w.subgraphName) : undefined;
   const result = await runReplay({ db: ctx.db, sbtcRegistry: svc.sbtcRegistry, subgraph }, w, range);
-  ctx.log.info({ msg: "webhook replay", webhook_id: w.id, from_block: range.fromBlock, to_block: range.toBlock, ...result });
+  ctx.log.info({
+    msg: "webhook replay",
+    webhook_id: w.id,
+    from_block: range.fromBlock,
+    to_block: range.toBlock,
+    ...result,
+  });
   svc.dispatcher.wake();
   res.json(result);
 };
@@ -471,6 +520,8 @@ export function webhookRoutes(prefix: string, options: { deprecatedFor?: string 
     method,
     path: prefix + path,
     auth: "write",
-    handler: options.deprecatedFor ? deprecated(handler, options.deprecatedFor + path.replace(/\/:webhook.*$/, "")) : handler,
+    handler: options.deprecatedFor
+      ? deprecated(handler, options.deprecatedFor + path.replace(/\/:webhook.*$/, ""))
+      : handler,
   }));
 }

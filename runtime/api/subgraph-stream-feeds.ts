@@ -12,7 +12,9 @@
  * position cost one query and one JSON rendering per block.
  *
  * Heads are also re-read every `pollIntervalMs` while streams are open (one query per table):
- * rows written without a chain-tip change (a subgraph backfill) still reach the streams.
+ * rows written without a chain-tip change (a subgraph backfill) still reach the streams. A head
+ * read also notices a rebuilt table (its OID changed: a reindex dropped and recreated it) and
+ * tells the sessions, which then start over (subgraph-stream-session.ts).
  */
 import type { Db } from "../db/types.js";
 import { errorMessage } from "../internal/errors.js";
@@ -20,7 +22,7 @@ import type { Logger } from "../internal/logger.js";
 import type { ChainHub, HubSignal } from "./chain-hub.js";
 import type { ReorgRecordJson } from "./reorg-records.js";
 import { formatSseComment } from "./sse.js";
-import { compileMaxId } from "./subgraph-query/compile.js";
+import { compileTableHead } from "./subgraph-query/compile.js";
 import type { TableTarget } from "./subgraph-query/types.js";
 
 /** What a feed needs from a session. */
@@ -29,6 +31,8 @@ export interface FeedSession {
   wake(): void;
   /** A reorg committed; the session checks whether rows it delivered are gone. */
   reorg(reorg: ReorgRecordJson): void;
+  /** The table was rebuilt (reindex): every row the session delivered is gone; ids restart. */
+  rebuilt(): void;
   ping(text: string): void;
 }
 
@@ -101,6 +105,8 @@ function createSubgraphStreams(hub: ChainHub, db: Db, logger: Logger, pollInterv
 
   class Feed implements TableFeed {
     head = 0n;
+    /** The table's OID at the last head read; a different one means the table was rebuilt. */
+    private oid: string | null = null;
     readonly sessions = new Set<FeedSession>();
     private readonly inflight = new Map<string, Promise<unknown>>();
     private refreshing: Promise<bigint> | null = null;
@@ -117,9 +123,12 @@ function createSubgraphStreams(hub: ChainHub, db: Db, logger: Logger, pollInterv
         try {
           do {
             this.again = false;
-            const q = compileMaxId(this.target);
-            const { rows } = await db.query<{ id: string | number }>(q.sql, q.params);
+            const q = compileTableHead(this.target);
+            const { rows } = await db.query<{ id: string | number; oid: string | number }>(q.sql, q.params);
             this.head = BigInt(rows[0]?.id ?? 0);
+            const oid = String(rows[0]?.oid ?? "");
+            if (this.oid !== null && oid !== this.oid) for (const s of this.sessions) s.rebuilt();
+            this.oid = oid;
           } while (this.again);
           return this.head;
         } finally {

@@ -27,6 +27,11 @@
  *   whole blocks above its fork point, so the rows it removes are always the newest ones.
  * - The check runs when a reorg is signalled and when a connection resumes (the row named by
  *   `Last-Event-ID` is gone → the frame is the first thing sent).
+ * - Rebuilt table (a reindex drops and refills it, and `_id`s start again at 1): open streams get
+ *   a reorg frame with `removed_after_id: 0` (drop everything) and then the rebuilt rows (those
+ *   matching the stream's `since` and filters) from the start. A client that was disconnected
+ *   during a reindex cannot be told (its Last-Event-ID may name a new row): re-read the table
+ *   after a reindex (the list route, or a fresh stream with `since`).
  * - Keepalive: a comment line `: ping` every 20 s (the chain hub's interval).
  * - On an internal error the server ends the response; reconnect with `Last-Event-ID`.
  */
@@ -96,6 +101,7 @@ export function startSubgraphStreamSession(options: SubgraphStreamOptions): void
   let held = options.start.held;
   const remembered: bigint[] = [];
   const reorgs: ReorgRecordJson[] = [];
+  let rebuilt = false;
   let dirty = true;
   let running = false;
 
@@ -106,6 +112,11 @@ export function startSubgraphStreamSession(options: SubgraphStreamOptions): void
     },
     reorg(reorg) {
       reorgs.push(reorg);
+      void pump();
+    },
+    rebuilt() {
+      rebuilt = true;
+      dirty = true;
       void pump();
     },
     ping(text) {
@@ -144,6 +155,20 @@ export function startSubgraphStreamSession(options: SubgraphStreamOptions): void
     if (position > held) position = held;
   }
 
+  /** The table was rebuilt: everything delivered is gone; read the new table from the start. */
+  async function startOver(): Promise<void> {
+    rebuilt = false;
+    reorgs.length = 0;
+    if (held !== null) {
+      await writer.write(
+        formatReorgFrame({ fork_point_height: null, removed_after_id: 0, removed_ids: remembered.map(Number) }),
+      );
+    }
+    remembered.length = 0;
+    held = null;
+    position = 0n;
+  }
+
   async function pump(): Promise<void> {
     if (running) return;
     running = true;
@@ -153,6 +178,7 @@ export function startSubgraphStreamSession(options: SubgraphStreamOptions): void
         options.start.initialReorg = null;
       }
       while (!writer.closed && (dirty || reorgs.length)) {
+        if (rebuilt) await startOver();
         while (reorgs.length && !writer.closed) await checkReorg(reorgs.shift() as ReorgRecordJson);
         dirty = false;
         if (position >= feed.head) continue;

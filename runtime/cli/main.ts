@@ -5,6 +5,7 @@ import { ConfigError } from "../internal/errors.js";
 import { registerGeneratorCommands } from "../../generator/commands.js";
 import { registerSimulateCommand } from "../simulator/index.js";
 import { registerDevCommand } from "./dev-command.js";
+import { registerDispatcherCommand } from "./dispatcher-command.js";
 import { registerImportCommand } from "./import-command.js";
 
 const program = new Command("sluice")
@@ -16,6 +17,7 @@ registerImportCommand(program);
 registerSimulateCommand(program);
 registerGeneratorCommands(program);
 registerDevCommand(program);
+registerDispatcherCommand(program);
 
 try {
   await program.parseAsync(process.argv);

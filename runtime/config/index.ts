@@ -127,7 +127,9 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
 
   const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() ? env.WEBHOOK_SECRET_KEY.trim() : null;
   if (webhookSecretKey !== null && !isSeed(webhookSecretKey)) {
-    problems.push("WEBHOOK_SECRET_KEY must be the base64 encoding of exactly 32 bytes (e.g. the output of: openssl rand -base64 32)");
+    problems.push(
+      "WEBHOOK_SECRET_KEY must be the base64 encoding of exactly 32 bytes (e.g. the output of: openssl rand -base64 32)",
+    );
   }
 
   if (problems.length) throw new ConfigError(problems);

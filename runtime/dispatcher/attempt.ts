@@ -27,7 +27,12 @@ export interface PreparedRequest {
   headers: Record<string, string>;
 }
 
-export function prepareAttempt(row: ClaimedRow, endpoint: EndpointConfig, signer: Signer, nowMs: number): PreparedRequest {
+export function prepareAttempt(
+  row: ClaimedRow,
+  endpoint: EndpointConfig,
+  signer: Signer,
+  nowMs: number,
+): PreparedRequest {
   const rendered = renderBody({
     format: endpoint.format,
     type: row.eventType,
@@ -68,8 +73,17 @@ export function settleAttempt(
   if (success) {
     next = { status: "delivered" };
   } else {
-    const decision = decideRetry(attempt, endpoint.maxAttempts, parseRetryAfter(outcome.retryAfter, finishedAt), policy, random);
-    next = decision.kind === "dead" ? { status: "dead" } : { status: "pending", at: new Date(finishedAt + decision.delayMs) };
+    const decision = decideRetry(
+      attempt,
+      endpoint.maxAttempts,
+      parseRetryAfter(outcome.retryAfter, finishedAt),
+      policy,
+      random,
+    );
+    next =
+      decision.kind === "dead"
+        ? { status: "dead" }
+        : { status: "pending", at: new Date(finishedAt + decision.delayMs) };
   }
   return {
     outboxId: row.id,

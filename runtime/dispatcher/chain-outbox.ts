@@ -9,6 +9,7 @@
  * - before the first block of the winning branch (or at onReorg): one `chain.reorg.rollback` fence
  *   row per webhook that had applies the receiver may have seen, listing them (≤ 500, `truncated`).
  */
+import { randomUUID } from "node:crypto";
 import type { BlockHooks, ReorgRecord } from "../chain/ingest.js";
 import type { Queryable } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
@@ -16,7 +17,13 @@ import { applyType, buildApplyData, buildRollbackData, type ChainApplyData, ROLL
 import { insertOutboxRows, notifyWorkers, type OutboxInsert } from "./outbox-store.js";
 import { readCanonicalRange } from "../subgraphs/block-reader.js";
 import { createTraitResolver, type TraitResolver } from "../subgraphs/trait-resolver.js";
-import { type ChainWebhookTriggers, matchBlock, matchSweptConfirmed, type MatchContext, traitCandidates } from "./trigger-match.js";
+import {
+  type ChainWebhookTriggers,
+  matchBlock,
+  matchSweptConfirmed,
+  type MatchContext,
+  traitCandidates,
+} from "./trigger-match.js";
 import type { Trigger } from "./triggers.js";
 
 export interface ChainOutboxDeps {
@@ -29,7 +36,6 @@ export interface ChainOutboxDeps {
 /** Applies the receiver may have seen, per webhook, collected by revertBlock during one reorg. */
 interface PendingRollback {
   lowestHeight: number;
-  highestHash: string;
   byWebhook: Map<string, ChainApplyData[]>;
   flushed: boolean;
 }
@@ -53,7 +59,9 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
         kind: "rollback",
         txId: "",
         eventIndex: -1,
-        blockHash: `${p.highestHash}@${fork}`,
+        // One per reorg and webhook, never deduplicated against an earlier one (the same switch
+        // can happen again after a flip back); the block transaction makes it exactly once.
+        blockHash: `rollback:${randomUUID()}`,
         blockHeight: fork,
         data: { ...buildRollbackData(fork, applies) },
         fence: true,
@@ -79,7 +87,15 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
             eventIndex: m.eventIndex,
             blockHash: block.indexBlockHash,
             blockHeight: block.height,
-            data: { ...buildApplyData({ trigger: m.trigger, tx: m.tx, event: m.event, blockHash: block.blockHash, blockHeight: block.height }) },
+            data: {
+              ...buildApplyData({
+                trigger: m.trigger,
+                tx: m.tx,
+                event: m.event,
+                blockHash: block.blockHash,
+                blockHeight: block.height,
+              }),
+            },
           }),
         );
         written += await insertOutboxRows(q, rows);
@@ -89,7 +105,13 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
     },
 
     async revertBlock(q, ref) {
-      const { rows } = await q.query<{ webhook_id: string; dedupe_kind: string; status: string; attempts: number; data: ChainApplyData }>(
+      const { rows } = await q.query<{
+        webhook_id: string;
+        dedupe_kind: string;
+        status: string;
+        attempts: number;
+        data: ChainApplyData;
+      }>(
         `UPDATE control.webhook_outbox SET rolled_back = true,
            status = CASE WHEN dedupe_kind IN ('apply', 'replay') AND status = 'pending' AND leased_until IS NULL
                          THEN 'cancelled' ELSE status END,
@@ -101,7 +123,7 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
       );
       let p = pending.get(q);
       if (!p || p.flushed) {
-        p = { lowestHeight: ref.height, highestHash: ref.indexBlockHash, byWebhook: new Map(), flushed: false };
+        p = { lowestHeight: ref.height, byWebhook: new Map(), flushed: false };
         pending.set(q, p);
       }
       p.lowestHeight = Math.min(p.lowestHeight, ref.height);
@@ -111,9 +133,9 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
         if (r.dedupe_kind === "row") continue;
         // Cancelled without an attempt: never sent, nothing to roll back.
         if (r.status === "cancelled" && r.attempts === 0) continue;
-        let list = seen.get(r.webhook_id);
-        if (!list) seen.set(r.webhook_id, (list = []));
+        const list = seen.get(r.webhook_id) ?? [];
         list.push(r.data);
+        seen.set(r.webhook_id, list);
       }
       for (const [webhookId, list] of seen) {
         list.sort((a, b) => (a.event?.event_index ?? -1) - (b.event?.event_index ?? -1));
@@ -141,7 +163,11 @@ async function loadChainWebhooks(q: Queryable): Promise<ChainWebhookTriggers[]> 
  * their sweep is confirmed on Bitcoin. Each fires `sbtc_withdrawal_swept_confirmed` once (final
  * blocks never reorg; the progress row moves forward only).
  */
-async function emitSweptConfirmations(q: Queryable, webhooks: readonly ChainWebhookTriggers[], registry: string): Promise<number> {
+async function emitSweptConfirmations(
+  q: Queryable,
+  webhooks: readonly ChainWebhookTriggers[],
+  registry: string,
+): Promise<number> {
   const { rows: state } = await q.query<{ finalized: number | null; done: number | null }>(
     `SELECT t.finalized_height AS finalized, p.swept_confirmed_height AS done
        FROM control.chain_tip t, control.webhook_progress p`,
@@ -160,7 +186,13 @@ async function emitSweptConfirmations(q: Queryable, webhooks: readonly ChainWebh
     for (const event of block.events) {
       if (event.contractId !== registry) continue;
       for (const m of matchSweptConfirmed(watchers, event, block.height, ctx)) {
-        const data = buildApplyData({ trigger: m.trigger, tx: { txId: event.txId }, event, blockHash: block.blockHash, blockHeight: block.height });
+        const data = buildApplyData({
+          trigger: m.trigger,
+          tx: { txId: event.txId },
+          event,
+          blockHash: block.blockHash,
+          blockHeight: block.height,
+        });
         out.push({
           webhookId: m.webhookId,
           eventType: applyType(m.trigger),

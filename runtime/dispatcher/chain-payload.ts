@@ -60,7 +60,12 @@ function eventData(e: DecodedEvent): Record<string, ClarityJson> {
       return { memo: p.memo ?? "", amount: p.amount, sender: p.sender, recipient: p.recipient };
     case "print": {
       // The node's contract_event shape: contract_identifier, topic, raw_value; plus the decoded value.
-      const out: Record<string, ClarityJson> = { contract_identifier: e.contractId, topic: e.topic, value: p.value ?? null, raw_value: p.raw_value };
+      const out: Record<string, ClarityJson> = {
+        contract_identifier: e.contractId,
+        topic: e.topic,
+        value: p.value ?? null,
+        raw_value: p.raw_value,
+      };
       if (p.decode_error !== undefined) out.decode_error = p.decode_error;
       return out;
     }
@@ -87,7 +92,11 @@ export function buildTxBody(tx: DecodedTx): DeliveryEvent {
     type: "smart_contract",
     event_index: -1,
     tx_id: tx.txId,
-    data: { contract_id: contractId, deployer: tx.sender, contract_name: contractId.slice(contractId.indexOf(".") + 1) },
+    data: {
+      contract_id: contractId,
+      deployer: tx.sender,
+      contract_name: contractId.slice(contractId.indexOf(".") + 1),
+    },
   };
 }
 
@@ -122,7 +131,12 @@ export function buildApplyData(input: ApplyInput): ChainApplyData {
  */
 export function buildRollbackData(forkPointHeight: number, orphaned: readonly ChainApplyData[]): RollbackData {
   const entries = orphaned.slice(0, MAX_ORPHANED).map((a) => ({ tx_id: a.tx_id, event: a.event }));
-  return { action: "rollback", fork_point_height: forkPointHeight, orphaned: entries, truncated: orphaned.length > MAX_ORPHANED };
+  return {
+    action: "rollback",
+    fork_point_height: forkPointHeight,
+    orphaned: entries,
+    truncated: orphaned.length > MAX_ORPHANED,
+  };
 }
 
 /** `chain.test.apply` data; `subscription_id` is the deprecated alias of `webhook_id` (SPEC.md Versioning 4). */

@@ -28,7 +28,12 @@ export interface BreakerPolicy {
 
 export const DEFAULT_BREAKER_POLICY: Readonly<BreakerPolicy> = { failureThreshold: 5, cooldownMs: 30_000 };
 
-export const CLOSED: Readonly<Circuit> = Object.freeze({ state: "closed", failures: 0, openedAt: null, probing: false });
+export const CLOSED: Readonly<Circuit> = Object.freeze({
+  state: "closed",
+  failures: 0,
+  openedAt: null,
+  probing: false,
+});
 
 /** How many attempts may start now, and the circuit after the check (open → half_open). */
 export function sendAllowance(c: Circuit, nowMs: number, policy: BreakerPolicy): { circuit: Circuit; allowed: number } {

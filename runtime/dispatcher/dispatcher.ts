@@ -109,6 +109,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let lastRefresh = Number.NEGATIVE_INFINITY;
   let refreshWanted = true;
   let globalInflight = 0;
+  /** A cursor scan came short: scan again from the head before waiting. */
+  let rescan = false;
   const inflightDone = new Set<Promise<void>>();
 
   let running = false;
@@ -136,7 +138,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       try {
         secrets = liveSecrets(w, options.secrets, clock());
       } catch (err) {
-        logger.error({ msg: "webhook secret cannot be opened (wrong WEBHOOK_SECRET_KEY?)", webhook_id: w.id, error: err });
+        logger.error({
+          msg: "webhook secret cannot be opened (wrong WEBHOOK_SECRET_KEY?)",
+          webhook_id: w.id,
+          error: err,
+        });
         continue;
       }
       const config = {
@@ -158,7 +164,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           openedAt: w.circuit.openedAt?.getTime() ?? null,
           probing: false,
         };
-        endpoints.set(w.id, { config, circuit, inflight: 0, queue: [], backlog: true, cursor: null, fenceInFlight: false, saving: Promise.resolve() });
+        endpoints.set(w.id, {
+          config,
+          circuit,
+          inflight: 0,
+          queue: [],
+          backlog: true,
+          cursor: null,
+          fenceInFlight: false,
+          saving: Promise.resolve(),
+        });
       }
     }
     for (const [id, e] of endpoints) {
@@ -178,7 +193,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       logger[level]({ msg: `circuit ${next.state}`, webhook_id: e.config.id, consecutive_failures: next.failures });
     }
     // Persist in order; visible in the webhook record.
-    e.saving = e.saving.then(() => saveCircuit(db, e.config.id, next).catch((err) => logger.warn({ msg: "circuit state not saved", webhook_id: e.config.id, error: err })));
+    e.saving = e.saving.then(() =>
+      saveCircuit(db, e.config.id, next).catch((err) =>
+        logger.warn({ msg: "circuit state not saved", webhook_id: e.config.id, error: err }),
+      ),
+    );
   }
 
   /** Claims for every endpoint with room; returns how many rows were claimed. */
@@ -221,6 +240,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         e.cursor = got.row.id; // more may follow: continue from here
       } else if (e.cursor) {
         e.cursor = null; // came short after a cursor: look once more from the head
+        rescan = true;
       } else {
         e.backlog = false;
       }
@@ -255,7 +275,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     try {
       await releaseRows(db, rows);
     } catch (err) {
-      logger.warn({ msg: "could not release claimed rows; they return when their lease ends", webhook_id: e.config.id, error: err });
+      logger.warn({
+        msg: "could not release claimed rows; they return when their lease ends",
+        webhook_id: e.config.id,
+        error: err,
+      });
     }
   }
 
@@ -282,7 +306,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     scheduleFlush();
   }
 
-  async function runAttempt(row: ClaimedRow, config: EndpointConfig & { concurrency: number }, agentKey: string): Promise<AttemptResult> {
+  async function runAttempt(
+    row: ClaimedRow,
+    config: EndpointConfig & { concurrency: number },
+    agentKey: string,
+  ): Promise<AttemptResult> {
     const startedAt = clock();
     let outcome: PostOutcome;
     try {
@@ -294,13 +322,37 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         now: clock,
       });
     } catch (err) {
-      outcome = { status: null, retryAfter: undefined, excerpt: null, error: `delivery failed: ${(err as Error).message}`, durationMs: clock() - startedAt };
+      outcome = {
+        status: null,
+        retryAfter: undefined,
+        excerpt: null,
+        error: `delivery failed: ${(err as Error).message}`,
+        durationMs: clock() - startedAt,
+      };
     }
     const result = settleAttempt(row, config, outcome, startedAt, retryPolicy, random);
-    const log = { webhook_id: row.webhookId, delivery_id: row.deliveryId, attempt: result.attempt, duration_ms: result.durationMs };
+    const log = {
+      webhook_id: row.webhookId,
+      delivery_id: row.deliveryId,
+      attempt: result.attempt,
+      duration_ms: result.durationMs,
+    };
     if (result.success) logger.debug({ msg: "delivered", ...log, status: outcome.status });
-    else if (result.next.status === "dead") logger.warn({ msg: "delivery dead after its last attempt", ...log, status: outcome.status, error: outcome.error });
-    else logger.info({ msg: "delivery attempt failed", ...log, status: outcome.status, error: outcome.error, retry_at: result.next.status === "pending" ? result.next.at.toISOString() : undefined });
+    else if (result.next.status === "dead")
+      logger.warn({
+        msg: "delivery dead after its last attempt",
+        ...log,
+        status: outcome.status,
+        error: outcome.error,
+      });
+    else
+      logger.info({
+        msg: "delivery attempt failed",
+        ...log,
+        status: outcome.status,
+        error: outcome.error,
+        retry_at: result.next.status === "pending" ? result.next.at.toISOString() : undefined,
+      });
     return result;
   }
 
@@ -373,7 +425,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     while (running) {
       try {
         if (refreshWanted || clock() - lastRefresh >= refreshIntervalMs) await refresh();
-        if ((await claimRound()) > 0) continue;
+        rescan = false;
+        if ((await claimRound()) > 0 || rescan) continue;
         const woke = await waitForWake(pollIntervalMs);
         if (!woke) {
           for (const e of endpoints.values()) {
@@ -428,10 +481,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       for (const e of endpoints.values()) e.backlog = true;
       let total = 0;
       for (;;) {
+        rescan = false;
         const n = await claimRound();
         total += n;
         await Promise.allSettled([...inflightDone]);
-        if (n === 0 && !queuedTotal()) break;
+        if (n === 0 && !rescan && !queuedTotal()) break;
       }
       await flush();
       await Promise.all([...endpoints.values()].map((e) => e.saving));

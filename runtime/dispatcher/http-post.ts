@@ -32,12 +32,21 @@ export interface PostOptions {
 }
 
 /** Sends one POST and settles with its outcome; never rejects. */
-export function postDelivery(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostOutcome> {
+export function postDelivery(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<PostOutcome> {
   const clock = options.now ?? Date.now;
   const started = clock();
-  const done = (o: Omit<PostOutcome, "durationMs">): PostOutcome => ({ ...o, durationMs: Math.max(0, clock() - started) });
+  const done = (o: Omit<PostOutcome, "durationMs">): PostOutcome => ({
+    ...o,
+    durationMs: Math.max(0, clock() - started),
+  });
   const verdict = checkWebhookUrl(url, options.allowPrivate);
-  if (!verdict.ok) return Promise.resolve(done({ status: null, retryAfter: undefined, excerpt: null, error: verdict.reason }));
+  if (!verdict.ok)
+    return Promise.resolve(done({ status: null, retryAfter: undefined, excerpt: null, error: verdict.reason }));
   const target = verdict.url;
   const payload = Buffer.from(body, "utf8");
 
@@ -122,7 +131,10 @@ function describeError(err: NodeJS.ErrnoException): string {
 }
 
 /** Keep-alive agents, one per endpoint, sized to its concurrency. */
-export function createEndpointAgents(): { get(key: string, url: string, maxSockets: number): http.Agent; destroy(): void } {
+export function createEndpointAgents(): {
+  get(key: string, url: string, maxSockets: number): http.Agent;
+  destroy(): void;
+} {
   const agents = new Map<string, { agent: http.Agent; maxSockets: number; https: boolean }>();
   return {
     get(key, url, maxSockets) {

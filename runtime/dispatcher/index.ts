@@ -56,7 +56,10 @@ export interface WebhooksDeps {
 
 export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const { config, db, logger } = deps;
-  const secrets = loadOrCreateSecretBox({ dataDir: config.dataDir, fromEnv: deps.secretKey ?? config.webhookSecretKey });
+  const secrets = loadOrCreateSecretBox({
+    dataDir: config.dataDir,
+    fromEnv: deps.secretKey ?? config.webhookSecretKey,
+  });
   const now = deps.dispatcher?.now ?? Date.now;
   const dispatcher = createDispatcher({
     db,

@@ -23,7 +23,10 @@ export const DEFAULT_LIMITS: Readonly<DeliveryLimits> = {
 /** Validates the limit fields present in `body`; absent fields stay undefined. */
 export function parseLimits(body: Record<string, unknown>): Partial<DeliveryLimits> {
   const out: Partial<DeliveryLimits> = {};
-  for (const [key, rule] of Object.entries(LIMIT_RULES) as [keyof DeliveryLimits, (typeof LIMIT_RULES)["timeoutMs"]][]) {
+  for (const [key, rule] of Object.entries(LIMIT_RULES) as [
+    keyof DeliveryLimits,
+    (typeof LIMIT_RULES)["timeoutMs"],
+  ][]) {
     const v = body[key];
     if (v === undefined) continue;
     if (typeof v !== "number" || !Number.isInteger(v) || v < rule.min || v > rule.max) {

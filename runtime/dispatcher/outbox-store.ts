@@ -123,7 +123,12 @@ export interface ClaimCap {
  * killed worker's rows become claimable again when the lease ends; a leased row is in flight). A fence row is claimable only when
  * no earlier row of its webhook is pending; no row after a pending fence is claimable.
  */
-export async function claimDueRows(q: Queryable, caps: readonly ClaimCap[], now: Date, token: string): Promise<ClaimedRow[]> {
+export async function claimDueRows(
+  q: Queryable,
+  caps: readonly ClaimCap[],
+  now: Date,
+  token: string,
+): Promise<ClaimedRow[]> {
   if (!caps.length) return [];
   const { rows } = await q.query<{
     id: string;

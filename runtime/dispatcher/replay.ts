@@ -49,21 +49,35 @@ export function parseReplayRange(body: unknown, tipHeight: number | null): Repla
     }
   }
   const unknown = Object.keys(b).filter((k) => k !== "fromBlock" && k !== "toBlock");
-  if (unknown.length) throw badRequest("VALIDATION_ERROR", `unknown field ${JSON.stringify(unknown[0])}; a replay takes fromBlock and toBlock`, { field: unknown[0] });
+  if (unknown.length)
+    throw badRequest(
+      "VALIDATION_ERROR",
+      `unknown field ${JSON.stringify(unknown[0])}; a replay takes fromBlock and toBlock`,
+      { field: unknown[0] },
+    );
   const fromBlock = b.fromBlock as number;
   const toBlock = b.toBlock as number;
-  if (fromBlock > toBlock) throw badRequest("VALIDATION_ERROR", "fromBlock must not be above toBlock", { field: "fromBlock" });
+  if (fromBlock > toBlock)
+    throw badRequest("VALIDATION_ERROR", "fromBlock must not be above toBlock", { field: "fromBlock" });
   if (toBlock - fromBlock + 1 > MAX_REPLAY_BLOCKS) {
-    throw badRequest("REPLAY_RANGE_TOO_LARGE", `a replay covers at most ${MAX_REPLAY_BLOCKS} blocks; got ${toBlock - fromBlock + 1}`, {
-      field: "toBlock",
-      maxBlocks: MAX_REPLAY_BLOCKS,
-    });
+    throw badRequest(
+      "REPLAY_RANGE_TOO_LARGE",
+      `a replay covers at most ${MAX_REPLAY_BLOCKS} blocks; got ${toBlock - fromBlock + 1}`,
+      {
+        field: "toBlock",
+        maxBlocks: MAX_REPLAY_BLOCKS,
+      },
+    );
   }
   if (tipHeight === null || toBlock > tipHeight) {
-    throw badRequest("VALIDATION_ERROR", `replay is historical only: toBlock must not exceed the indexed tip (${tipHeight ?? "none yet"})`, {
-      field: "toBlock",
-      tipHeight,
-    });
+    throw badRequest(
+      "VALIDATION_ERROR",
+      `replay is historical only: toBlock must not exceed the indexed tip (${tipHeight ?? "none yet"})`,
+      {
+        field: "toBlock",
+        tipHeight,
+      },
+    );
   }
   return { fromBlock, toBlock };
 }
@@ -78,7 +92,9 @@ export interface ReplayDeps {
 export async function runReplay(deps: ReplayDeps, webhook: WebhookRow, range: ReplayRange): Promise<ReplayResult> {
   const replayId = await recordReplay(deps.db, webhook.id, range);
   const counts =
-    webhook.kind === "chain" ? await replayChain(deps, webhook, range, replayId) : await replaySubgraph(deps, webhook, range, replayId);
+    webhook.kind === "chain"
+      ? await replayChain(deps, webhook, range, replayId)
+      : await replaySubgraph(deps, webhook, range, replayId);
   await deps.db.query(
     "UPDATE control.webhook_replays SET enqueued_count = enqueued_count + $2, scanned_count = $3 WHERE id = $1",
     [replayId, counts.enqueued, counts.scanned],
@@ -114,7 +130,14 @@ async function replayChain(deps: ReplayDeps, webhook: WebhookRow, range: ReplayR
         scanned += block.events.length + block.txs.length;
         await traits.prefetch(q, traitCandidates(hooks, block));
         for (const m of matchBlock(hooks, block, { sbtcRegistry: deps.sbtcRegistry, implementsTrait: traits.check })) {
-          const data = buildApplyData({ trigger: m.trigger, tx: m.tx, event: m.event, blockHash: block.blockHash, blockHeight: block.height, isReplay: true });
+          const data = buildApplyData({
+            trigger: m.trigger,
+            tx: m.tx,
+            event: m.event,
+            blockHash: block.blockHash,
+            blockHeight: block.height,
+            isReplay: true,
+          });
           rows.push({
             webhookId: webhook.id,
             eventType: applyType(m.trigger),
@@ -137,8 +160,12 @@ async function replayChain(deps: ReplayDeps, webhook: WebhookRow, range: ReplayR
 async function replaySubgraph(deps: ReplayDeps, webhook: WebhookRow, range: ReplayRange, replayId: string) {
   const module = deps.subgraph;
   const tableName = webhook.tableName ?? "";
-  if (!module || !module.tables[tableName]) {
-    throw new ServiceError(409, "SUBGRAPH_NOT_AVAILABLE", `subgraph table ${webhook.subgraphName}.${tableName} is not loaded on this instance`);
+  if (!module?.tables[tableName]) {
+    throw new ServiceError(
+      409,
+      "SUBGRAPH_NOT_AVAILABLE",
+      `subgraph table ${webhook.subgraphName}.${tableName} is not loaded on this instance`,
+    );
   }
   const table = `"${module.schema.replaceAll('"', '""')}"."${tableName.replaceAll('"', '""')}"`;
   const filter = webhook.filter ?? {};

@@ -72,11 +72,14 @@ function readKey(file: string): Uint8Array | undefined {
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new Error(`cannot read the webhook secret key ${file} (${(err as NodeJS.ErrnoException).code ?? err})`, { cause: err });
+    throw new Error(`cannot read the webhook secret key ${file} (${(err as NodeJS.ErrnoException).code ?? err})`, {
+      cause: err,
+    });
   }
   const key = decodeSecretKey(text);
   // Never replaced: a new key would make every stored secret unreadable.
-  if (!key) throw new Error(`the webhook secret key ${file} is corrupt; restore it from a backup (refusing to replace it)`);
+  if (!key)
+    throw new Error(`the webhook secret key ${file} is corrupt; restore it from a backup (refusing to replace it)`);
   return key;
 }
 

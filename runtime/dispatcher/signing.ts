@@ -31,7 +31,9 @@ export function secretBytes(secret: string): Buffer {
 
 /** One standard-webhooks signature entry: `v1,<base64>`. */
 export function hmacSignature(secret: string, deliveryId: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac("sha256", secretBytes(secret)).update(`${deliveryId}.${timestampSeconds}.${body}`, "utf8").digest("base64");
+  const mac = createHmac("sha256", secretBytes(secret))
+    .update(`${deliveryId}.${timestampSeconds}.${body}`, "utf8")
+    .digest("base64");
   return `v1,${mac}`;
 }
 

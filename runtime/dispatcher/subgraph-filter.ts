@@ -38,10 +38,15 @@ export function parseRowFilter(input: unknown, table: TableMeta): RowFilter {
   for (const [column, spec] of Object.entries(input as Record<string, unknown>)) {
     const meta = table.columns[column];
     if (!meta) {
-      throw fail(`filter.${column}`, `filter: ${JSON.stringify(column)} is not a column of ${table.name} (columns: ${Object.keys(table.columns).join(", ")})`);
+      throw fail(
+        `filter.${column}`,
+        `filter: ${JSON.stringify(column)} is not a column of ${table.name} (columns: ${Object.keys(table.columns).join(", ")})`,
+      );
     }
     const ops: Record<string, unknown> =
-      spec !== null && typeof spec === "object" && !Array.isArray(spec) ? (spec as Record<string, unknown>) : { eq: spec };
+      spec !== null && typeof spec === "object" && !Array.isArray(spec)
+        ? (spec as Record<string, unknown>)
+        : { eq: spec };
     if (!Object.keys(ops).length) throw fail(`filter.${column}`, `filter.${column} must name at least one operator`);
     const normalised: Partial<Record<FilterOp, FilterValue | FilterValue[]>> = {};
     for (const [op, value] of Object.entries(ops)) {
@@ -72,7 +77,8 @@ function checkValue(v: unknown, type: ColumnType, at: string, nullable: boolean)
     throw fail(at, `${at} must not be null`);
   }
   if (NUMERIC.has(type)) {
-    if ((typeof v === "string" && /^-?\d{1,78}$/.test(v)) || (typeof v === "number" && Number.isSafeInteger(v))) return String(v);
+    if ((typeof v === "string" && /^-?\d{1,78}$/.test(v)) || (typeof v === "number" && Number.isSafeInteger(v)))
+      return String(v);
     throw fail(at, `${at} must be an integer (a string of digits)`);
   }
   if (type === "boolean") {

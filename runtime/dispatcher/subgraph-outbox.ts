@@ -35,8 +35,8 @@ export function createSubgraphOutbox(): RowChangeListener {
     if (!changes.length) return;
     const webhooks = await loadSubgraphWebhooks(q);
     if (!webhooks.length) return;
-    let seqs = ordinals.get(q);
-    if (!seqs) ordinals.set(q, (seqs = new Map()));
+    const seqs = ordinals.get(q) ?? new Map<string, number>();
+    ordinals.set(q, seqs);
     const rows: OutboxInsert[] = [];
     for (const c of changes) {
       for (const w of webhooks) {
@@ -65,7 +65,13 @@ export function createSubgraphOutbox(): RowChangeListener {
 }
 
 async function loadSubgraphWebhooks(q: Queryable): Promise<SubgraphWebhook[]> {
-  const { rows } = await q.query<{ id: string; subgraph_name: string; table_name: string; filter: RowFilter | null; start_height: number }>(
+  const { rows } = await q.query<{
+    id: string;
+    subgraph_name: string;
+    table_name: string;
+    filter: RowFilter | null;
+    start_height: number;
+  }>(
     "SELECT id, subgraph_name, table_name, filter, start_height FROM control.webhooks WHERE kind = 'subgraph' ORDER BY id",
   );
   return rows.map((r) => ({

@@ -20,7 +20,9 @@ export const replayType = (subgraph: string, table: string) => `${subgraph}.${ta
 /** Whether a change concerns a subgraph webhook: a row before or after the change passes the filter
  * (so a row leaving the filtered set is reported too). */
 export function changeMatches(filter: RowFilter, c: RowChange): boolean {
-  return rowMatches(filter, c.row) || (c.previous !== undefined && c.previous !== null && rowMatches(filter, c.previous));
+  return (
+    rowMatches(filter, c.row) || (c.previous !== undefined && c.previous !== null && rowMatches(filter, c.previous))
+  );
 }
 
 export function buildRowChangeData(c: RowChange): Record<string, unknown> {
@@ -36,7 +38,12 @@ export function buildRowChangeData(c: RowChange): Record<string, unknown> {
   return data;
 }
 
-export function buildRowReplayData(subgraph: string, table: string, row: Record<string, unknown>, indexBlockHash: string | null): Record<string, unknown> {
+export function buildRowReplayData(
+  subgraph: string,
+  table: string,
+  row: Record<string, unknown>,
+  indexBlockHash: string | null,
+): Record<string, unknown> {
   const r = jsonRow(row);
   return {
     action: "replay",

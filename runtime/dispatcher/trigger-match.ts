@@ -68,7 +68,11 @@ const DEPLOY_TX_TYPES = new Set(["smart_contract", "versioned_smart_contract"]);
  * Every (webhook, event) that fires in `block`, in block order. `sbtc_withdrawal_swept_confirmed`
  * never fires here: it fires on the Bitcoin confirmation (see matchSweptConfirmed).
  */
-export function matchBlock(webhooks: readonly ChainWebhookTriggers[], block: DecodedBlock, ctx: MatchContext): TriggerMatch[] {
+export function matchBlock(
+  webhooks: readonly ChainWebhookTriggers[],
+  block: DecodedBlock,
+  ctx: MatchContext,
+): TriggerMatch[] {
   const live = webhooks.filter((w) => block.height > w.startHeight);
   if (!live.length) return [];
   const out: TriggerMatch[] = [];
@@ -77,9 +81,9 @@ export function matchBlock(webhooks: readonly ChainWebhookTriggers[], block: Dec
   // Block order: each tx's tx-level match, then its events.
   const eventsByTx = new Map<number, DecodedEvent[]>();
   for (const e of block.events) {
-    let list = eventsByTx.get(e.txIndex);
-    if (!list) eventsByTx.set(e.txIndex, (list = []));
+    const list = eventsByTx.get(e.txIndex) ?? [];
     list.push(e);
+    eventsByTx.set(e.txIndex, list);
   }
   for (const tx of block.txs) {
     for (const w of live) {
@@ -89,7 +93,9 @@ export function matchBlock(webhooks: readonly ChainWebhookTriggers[], block: Dec
     for (const event of eventsByTx.get(tx.txIndex) ?? []) {
       if (!event.committed) continue;
       for (const w of live) {
-        const t = w.triggers.find((tr) => tr.type !== "sbtc_withdrawal_swept_confirmed" && eventTriggerMatches(tr, event, ctx));
+        const t = w.triggers.find(
+          (tr) => tr.type !== "sbtc_withdrawal_swept_confirmed" && eventTriggerMatches(tr, event, ctx),
+        );
         if (t) out.push({ webhookId: w.id, trigger: t.type, txId: tx.txId, eventIndex: event.eventIndex, tx, event });
       }
     }
@@ -158,14 +164,19 @@ export function eventTriggerMatches(t: Trigger, e: DecodedEvent, ctx: MatchConte
     case "stx_mint":
     case "stx_burn":
       return (
-        field(t.sender, e.sender) && field(t.recipient, e.recipient) && atLeast(t.minAmount, e.amount) && atMost(t.maxAmount, e.amount)
+        field(t.sender, e.sender) &&
+        field(t.recipient, e.recipient) &&
+        atLeast(t.minAmount, e.amount) &&
+        atMost(t.maxAmount, e.amount)
       );
     case "stx_lock":
       return field(t.lockedAddress, str(e.payload.locked_address) ?? e.sender) && atLeast(t.minAmount, e.amount);
     case "print_event":
       return (
         field(t.contractId, e.contractId) &&
-        (t.topic === undefined || wildcardMatches(t.topic, e.topic) || wildcardMatches(t.topic, str(printValue(e)?.topic))) &&
+        (t.topic === undefined ||
+          wildcardMatches(t.topic, e.topic) ||
+          wildcardMatches(t.topic, str(printValue(e)?.topic))) &&
         trait(t.trait, e.contractId, ctx)
       );
     default:
@@ -179,7 +190,9 @@ function pegMatches(t: Trigger, e: DecodedEvent, ctx: MatchContext): boolean {
   const value = printValue(e);
   if (!value || value.topic !== SBTC_TOPICS[t.type]) return false;
   return (
-    atLeast(t.minAmount, str(value.amount)) && field(t.sender, str(value.sender)) && equalInt(t.requestId, str(value["request-id"]))
+    atLeast(t.minAmount, str(value.amount)) &&
+    field(t.sender, str(value.sender)) &&
+    equalInt(t.requestId, str(value["request-id"]))
   );
 }
 
@@ -233,7 +246,8 @@ export function traitCandidates(webhooks: readonly ChainWebhookTriggers[], block
   for (const w of webhooks) for (const t of w.triggers) if (t.trait !== undefined) wanted.add(t.type);
   const out = new Set<string>();
   if (!wanted.size) return out;
-  if (wanted.has("contract_call")) for (const tx of block.txs) if (tx.contractId && tx.txType === "contract_call") out.add(tx.contractId);
+  if (wanted.has("contract_call"))
+    for (const tx of block.txs) if (tx.contractId && tx.txType === "contract_call") out.add(tx.contractId);
   for (const e of block.events) {
     if (!e.contractId) continue;
     for (const type of wanted) if (EVENT_TYPE_OF[type] === e.type) out.add(e.contractId);

@@ -77,7 +77,11 @@ export function parseTriggers(input: unknown): Trigger[] {
   if (!Array.isArray(input)) throw invalid(null, "triggers", "triggers must be an array of 1 to 50 trigger objects");
   if (input.length === 0) throw invalid(0, "triggers", "triggers must hold at least one trigger");
   if (input.length > MAX_TRIGGERS) {
-    throw invalid(MAX_TRIGGERS, "triggers", `a chain webhook takes at most ${MAX_TRIGGERS} triggers; got ${input.length}`);
+    throw invalid(
+      MAX_TRIGGERS,
+      "triggers",
+      `a chain webhook takes at most ${MAX_TRIGGERS} triggers; got ${input.length}`,
+    );
   }
   return input.map((raw, index) => parseTrigger(raw, index));
 }
@@ -92,7 +96,11 @@ export function parseTrigger(raw: unknown, index: number): Trigger {
   const type = record.type;
   if (type === undefined) throw invalid(index, "type", `${at}.type is required`);
   if (!isTriggerType(type)) {
-    throw invalid(index, "type", `${at}.type ${JSON.stringify(type)} is not a trigger type; one of: ${TRIGGER_TYPES.join(", ")}`);
+    throw invalid(
+      index,
+      "type",
+      `${at}.type ${JSON.stringify(type)} is not a trigger type; one of: ${TRIGGER_TYPES.join(", ")}`,
+    );
   }
   const allowed = TRIGGER_FIELDS[type];
   const trigger: Trigger = { type };
@@ -113,12 +121,16 @@ export function parseTrigger(raw: unknown, index: number): Trigger {
 
 function parseField(type: TriggerType, field: string, value: unknown, index: number, at: string): string {
   if (typeof value !== "string") {
-    const hint = AMOUNT_FIELDS.has(field) ? " (amounts are strings of digits, e.g. \"1000\")" : "";
+    const hint = AMOUNT_FIELDS.has(field) ? ' (amounts are strings of digits, e.g. "1000")' : "";
     throw invalid(index, field, `${at} must be a string${hint}`);
   }
   if (AMOUNT_FIELDS.has(field)) {
     if (!/^\d+$/.test(value) || value.length > MAX_AMOUNT_DIGITS) {
-      throw invalid(index, field, `${at} must be a string of decimal digits (at most ${MAX_AMOUNT_DIGITS}); got ${JSON.stringify(value)}`);
+      throw invalid(
+        index,
+        field,
+        `${at} must be a string of decimal digits (at most ${MAX_AMOUNT_DIGITS}); got ${JSON.stringify(value)}`,
+      );
     }
     return BigInt(value).toString(); // drops leading zeros
   }
@@ -131,8 +143,17 @@ function parseField(type: TriggerType, field: string, value: unknown, index: num
     if (!trait) throw invalid(index, field, `${at} must be one of ${TRAITS.join(", ")}; got ${JSON.stringify(value)}`);
     return trait;
   }
-  if (value === "" || value.length > MAX_FIELD_LENGTH || /[\s\u0000-\u001f]/.test(value)) {
-    throw invalid(index, field, `${at} must be a non-empty pattern of at most ${MAX_FIELD_LENGTH} characters without blanks (${type})`);
+  if (value === "" || value.length > MAX_FIELD_LENGTH || /\s/.test(value) || hasControlCharacter(value)) {
+    throw invalid(
+      index,
+      field,
+      `${at} must be a non-empty pattern of at most ${MAX_FIELD_LENGTH} characters without blanks (${type})`,
+    );
   }
   return value;
+}
+
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) < 0x20) return true;
+  return false;
 }

@@ -42,7 +42,10 @@ export interface WebhookRow extends DeliveryLimits {
 
 /** `wh_` + 20 base-36 characters. */
 export function newWebhookId(): string {
-  return `wh_${BigInt(`0x${randomBytes(13).toString("hex")}`).toString(36).padStart(20, "0").slice(-20)}`;
+  return `wh_${BigInt(`0x${randomBytes(13).toString("hex")}`)
+    .toString(36)
+    .padStart(20, "0")
+    .slice(-20)}`;
 }
 
 const COLUMNS = `id, name, kind, url, format, status, triggers, subgraph_name, table_name, filter, start_height, timeout_ms,
@@ -71,7 +74,11 @@ function fromRaw(r: Raw): WebhookRow {
     secretSealed: String(r.secret_sealed),
     previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
     previousSecretExpiresAt: date(r.previous_secret_expires_at),
-    circuit: { state: r.circuit_state as CircuitState, failures: Number(r.circuit_failures), openedAt: date(r.circuit_opened_at) },
+    circuit: {
+      state: r.circuit_state as CircuitState,
+      failures: Number(r.circuit_failures),
+      openedAt: date(r.circuit_opened_at),
+    },
     createdAt: date(r.created_at) as Date,
     updatedAt: date(r.updated_at) as Date,
   };
@@ -168,7 +175,11 @@ const PATCH_COLUMNS: Record<keyof WebhookPatch, string> = {
 };
 
 /** Applies a patch; returns the updated row, undefined when gone, or "name_taken". */
-export async function updateWebhook(q: Queryable, id: string, patch: WebhookPatch): Promise<WebhookRow | undefined | "name_taken"> {
+export async function updateWebhook(
+  q: Queryable,
+  id: string,
+  patch: WebhookPatch,
+): Promise<WebhookRow | undefined | "name_taken"> {
   const sets: string[] = ["updated_at = now()"];
   const params: unknown[] = [id];
   for (const [key, value] of Object.entries(patch) as [keyof WebhookPatch, unknown][]) {
@@ -180,7 +191,10 @@ export async function updateWebhook(q: Queryable, id: string, patch: WebhookPatc
     const { rows } = await q.query("SELECT 1 FROM control.webhooks WHERE name = $1 AND id <> $2", [patch.name, id]);
     if (rows.length) return "name_taken";
   }
-  const { rows } = await q.query<Raw>(`UPDATE control.webhooks SET ${sets.join(", ")} WHERE id = $1 RETURNING ${COLUMNS}`, params);
+  const { rows } = await q.query<Raw>(
+    `UPDATE control.webhooks SET ${sets.join(", ")} WHERE id = $1 RETURNING ${COLUMNS}`,
+    params,
+  );
   return rows[0] ? fromRaw(rows[0]) : undefined;
 }
 
@@ -207,7 +221,10 @@ export function liveSecrets(w: WebhookRow, box: SecretBox, nowMs: number): strin
 }
 
 /** The webhook as the API shows it (never a secret). */
-export function toWebhookRecord(w: WebhookRow, options: { cooldownMs: number; nowMs: number }): Record<string, unknown> {
+export function toWebhookRecord(
+  w: WebhookRow,
+  options: { cooldownMs: number; nowMs: number },
+): Record<string, unknown> {
   const record: Record<string, unknown> = {
     id: w.id,
     name: w.name,
@@ -233,10 +250,13 @@ export function toWebhookRecord(w: WebhookRow, options: { cooldownMs: number; no
       state: w.circuit.state,
       consecutiveFailures: w.circuit.failures,
       openedAt: openedAt?.toISOString() ?? null,
-      retryAt: w.circuit.state === "open" && openedAt ? new Date(openedAt.getTime() + options.cooldownMs).toISOString() : null,
+      retryAt:
+        w.circuit.state === "open" && openedAt ? new Date(openedAt.getTime() + options.cooldownMs).toISOString() : null,
     },
     previousSecretExpiresAt:
-      w.previousSecretExpiresAt && w.previousSecretExpiresAt.getTime() > options.nowMs ? w.previousSecretExpiresAt.toISOString() : null,
+      w.previousSecretExpiresAt && w.previousSecretExpiresAt.getTime() > options.nowMs
+        ? w.previousSecretExpiresAt.toISOString()
+        : null,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   });

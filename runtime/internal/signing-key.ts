@@ -109,7 +109,11 @@ export function signingKeyFromSeed(seed: Uint8Array): SigningKey {
 
   // Signing runs on every webhook delivery: tweetnacl's pure-JS signature costs ~20 ms here, the
   // native one ~0.2 ms. Ed25519 is deterministic (RFC 8032), so both give the same bytes; checked once.
-  const nativeKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" });
+  const nativeKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: "der",
+    type: "pkcs8",
+  });
   const probe = Buffer.from(`${keyId} signing check`, "utf8");
   if (!nativeSign(null, probe, nativeKey).equals(Buffer.from(nacl.sign.detached(new Uint8Array(probe), secretKey)))) {
     throw new Error("internal: node:crypto and tweetnacl disagree on an ed25519 signature");
@@ -123,7 +127,9 @@ export function signingKeyFromSeed(seed: Uint8Array): SigningKey {
       return new Uint8Array(publicKey);
     },
     sign(message) {
-      return nativeSign(null, typeof message === "string" ? Buffer.from(message, "utf8") : message, nativeKey).toString("base64");
+      return nativeSign(null, typeof message === "string" ? Buffer.from(message, "utf8") : message, nativeKey).toString(
+        "base64",
+      );
     },
     verify(message, signature) {
       const sig = Buffer.from(signature, "base64");

@@ -37,12 +37,19 @@ function header(headers: HeaderSource, name: string): string | undefined {
 const bodyText = (raw: string | Uint8Array) => (typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8"));
 
 /** Verifies `x-service-signature` against a known SPKI PEM public key (no fetching). */
-export function verifyServiceSignature(headers: HeaderSource, rawBody: string | Uint8Array, publicKey: string | KeyObject): boolean {
+export function verifyServiceSignature(
+  headers: HeaderSource,
+  rawBody: string | Uint8Array,
+  publicKey: string | KeyObject,
+): boolean {
   const id = header(headers, "webhook-id");
   const signature = header(headers, "x-service-signature");
   if (!id || !signature) return false;
   const key = typeof publicKey === "string" ? createPublicKey(publicKey) : publicKey;
-  const message = Buffer.concat([Buffer.from(`${id}.`, "utf8"), Buffer.from(typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : rawBody)]);
+  const message = Buffer.concat([
+    Buffer.from(`${id}.`, "utf8"),
+    Buffer.from(typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : rawBody),
+  ]);
   try {
     return verifySignature(null, message, key, Buffer.from(signature, "base64"));
   } catch {
@@ -97,7 +104,8 @@ export function createDeliveryVerifier(options: DeliveryVerifierOptions): Delive
       if (!cached || (cached.keyId !== keyId && now() - lastFetch >= minRefreshMs)) await refresh();
       const key = cached as { keyId: string; key: KeyObject } | null;
       if (!key || key.keyId !== keyId) throw new DeliveryVerificationError(`unknown signing key id ${keyId}`);
-      if (!verifyServiceSignature(headers, rawBody, key.key)) throw new DeliveryVerificationError("x-service-signature does not verify");
+      if (!verifyServiceSignature(headers, rawBody, key.key))
+        throw new DeliveryVerificationError("x-service-signature does not verify");
     },
   };
 }
@@ -112,11 +120,17 @@ export interface HmacOptions {
  * Verifies the standard-webhooks HMAC (`webhook-id`, `webhook-timestamp`, `webhook-signature`)
  * with one or more `whsec_` secrets; throws DeliveryVerificationError when none matches.
  */
-export function verifyHmac(headers: HeaderSource, rawBody: string | Uint8Array, secrets: string | readonly string[], options: HmacOptions = {}): void {
+export function verifyHmac(
+  headers: HeaderSource,
+  rawBody: string | Uint8Array,
+  secrets: string | readonly string[],
+  options: HmacOptions = {},
+): void {
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
-  if (!id || !timestamp || !signatures) throw new DeliveryVerificationError("missing webhook-id, webhook-timestamp or webhook-signature");
+  if (!id || !timestamp || !signatures)
+    throw new DeliveryVerificationError("missing webhook-id, webhook-timestamp or webhook-signature");
   const ts = Number(timestamp);
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
   if (!/^\d+$/.test(timestamp) || Math.abs(nowSeconds - ts) > (options.toleranceSeconds ?? 300)) {
@@ -165,16 +179,29 @@ export function decodeChainDelivery(rawBody: string | Uint8Array): ChainDelivery
     throw new DeliveryVerificationError("not a standard-webhooks delivery (expected { type, timestamp, data })");
   }
   const { type, timestamp, data } = parsed as Record<string, unknown>;
-  if (typeof type !== "string" || typeof timestamp !== "string" || typeof data !== "object" || data === null || Array.isArray(data)) {
+  if (
+    typeof type !== "string" ||
+    typeof timestamp !== "string" ||
+    typeof data !== "object" ||
+    data === null ||
+    Array.isArray(data)
+  ) {
     throw new DeliveryVerificationError("not a standard-webhooks delivery (expected { type, timestamp, data })");
   }
-  if (!/^chain\.[a-z0-9_]+\.(apply|rollback)$/.test(type)) throw new DeliveryVerificationError(`not a chain delivery: ${type}`);
+  if (!/^chain\.[a-z0-9_]+\.(apply|rollback)$/.test(type))
+    throw new DeliveryVerificationError(`not a chain delivery: ${type}`);
   const d = data as Record<string, unknown>;
   if (type === "chain.test.apply") {
     if (d.test !== true) throw new DeliveryVerificationError("chain.test.apply without data.test");
   } else if (type === "chain.reorg.rollback") {
-    if (d.action !== "rollback" || !Array.isArray(d.orphaned)) throw new DeliveryVerificationError("malformed rollback data");
-  } else if (!type.endsWith(".apply") || d.action !== "apply" || typeof d.trigger !== "string" || typeof d.event !== "object") {
+    if (d.action !== "rollback" || !Array.isArray(d.orphaned))
+      throw new DeliveryVerificationError("malformed rollback data");
+  } else if (
+    !type.endsWith(".apply") ||
+    d.action !== "apply" ||
+    typeof d.trigger !== "string" ||
+    typeof d.event !== "object"
+  ) {
     throw new DeliveryVerificationError("malformed chain apply data");
   }
   return { type, timestamp, data } as ChainDelivery;

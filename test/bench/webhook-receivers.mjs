@@ -29,4 +29,6 @@ const urls = { healthy: [], stuck: [] };
 for (let i = 0; i < healthy; i++) urls.healthy.push(await serve(true));
 for (let i = 0; i < stuck; i++) urls.stuck.push(await serve(false));
 process.stdout.write(`${JSON.stringify(urls)}\n`);
-readline.createInterface({ input: process.stdin }).on("line", () => process.stdout.write(`${JSON.stringify({ count })}\n`));
+readline
+  .createInterface({ input: process.stdin })
+  .on("line", () => process.stdout.write(`${JSON.stringify({ count })}\n`));

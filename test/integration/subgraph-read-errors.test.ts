@@ -299,6 +299,56 @@ describe("unknown subgraph or table: 404 with codes", () => {
   });
 });
 
+describe("401: every subgraph route needs the token when the API is published past loopback", () => {
+  it("no token or a wrong one → 401; the right one → answered; on loopback a wrong token is ignored", async () => {
+    const { createApiApp } = await import("../../runtime/api/app.js");
+    const { startApiServer } = await import("../../runtime/api/server.js");
+    const { parseConfig } = await import("../../runtime/config/index.js");
+    const { silentLogger } = await import("../../runtime/internal/logger.js");
+    const token = "tok_subgraph-read-test";
+    const config = parseConfig({
+      API_PORT: "0",
+      DATA_DIR: ".tmp/unused",
+      API_PUBLISH_ADDR: "203.0.113.5:3800",
+      INSTANCE_TOKEN: token,
+    });
+    const status = { isReady: () => true, getStatus: async () => ({}) };
+    const app = createApiApp({ config, logger: silentLogger, db: testDb.db, status, subgraphs: service.subgraphs });
+    const server = await startApiServer(app, { host: "127.0.0.1", port: 0, closeGraceMs: 200 });
+    try {
+      const paths = [
+        "/v1/subgraphs",
+        "/v1/subgraphs/asset-holdings",
+        "/v1/subgraphs/asset-holdings/descriptor.json",
+        "/v1/subgraphs/asset-holdings/openapi.json",
+        H,
+        `${H}/count`,
+        `${H}/aggregate`,
+        `${H}/1`,
+        `${H}/stream`,
+      ];
+      for (const path of paths) {
+        expect((await fetch(`${server.url}${path}`)).status, path).toBe(401);
+        expect((await fetch(`${server.url}${path}`, { headers: { authorization: "Bearer nope" } })).status, path).toBe(
+          401,
+        );
+        const ok = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        // The stream needs the chain hub, which this bare app has not: 503 after the token check.
+        expect(ok.status, path).toBe(path.endsWith("/stream") ? 503 : 200);
+      }
+      const descriptor = await fetch(`${server.url}/v1/subgraphs/asset-holdings/descriptor.json`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(((await descriptor.json()) as { serverUrl: string }).serverUrl).toBe("http://203.0.113.5:3800");
+      for (const path of paths.filter((p) => !p.endsWith("/stream"))) {
+        expect((await fetch(`${base}${path}`, { headers: { authorization: "Bearer nope" } })).status, path).toBe(200);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("stream: request errors answer before the stream opens", () => {
   it("since, unknown parameters, filters and Last-Event-ID are validated", async () => {
     const S = `${H}/stream`;

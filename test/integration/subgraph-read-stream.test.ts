@@ -164,6 +164,39 @@ describe("live streams while the engine indexes a simulated chain with forks", (
   });
 });
 
+describe("a reindexed table", () => {
+  it("open streams are told to drop everything, then receive the rebuilt rows", async () => {
+    await testDb.reset();
+    const { payloads } = simulateChain({ seed: `${SIM_SEED}-reindex`, blocks: 20, eventsPerBlock: 10 });
+    const service = await startTestService(testDb.db);
+    const sql = '"sg_contract_deployments"."contracts"';
+    try {
+      for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
+      await service.idle();
+      const before = await tableIds(testDb.db, sql);
+      expect(before.length).toBeGreaterThan(3);
+      const client = await openSse(`${service.apiUrl}/v1/subgraphs/contract-deployments/contracts/stream?since=0`);
+      await waitFor(() => heldIds(client).length === before.length);
+      await service.subgraphs.reindex("contract-deployments");
+      await service.subgraphs.idle();
+      const after = await tableIds(testDb.db, sql);
+      expect(after.length).toBe(before.length);
+      await waitFor(
+        () => reorgFrames(client).length === 1 && JSON.stringify(heldIds(client)) === JSON.stringify(after),
+        { timeoutMs: 20_000 },
+      );
+      expect(JSON.parse((reorgFrames(client)[0] as { data: string }).data)).toEqual({
+        fork_point_height: null,
+        removed_after_id: 0,
+        removed_ids: before,
+      });
+      client.close();
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe("stream starts, filters, reorg frames and pings (rows written by hand)", () => {
   it("live start, since replay, filters, resume across a reorg, pings", async () => {
     await testDb.reset();

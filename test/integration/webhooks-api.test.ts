@@ -32,11 +32,18 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const chain = (name: string, extra: Record<string, unknown> = {}) => ({ name, url: receiver.url, triggers: [{ type: "stx_transfer" }], ...extra });
+const chain = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  url: receiver.url,
+  triggers: [{ type: "stx_transfer" }],
+  ...extra,
+});
 
 describe("create, read, list", () => {
   it("create returns the record and the whsec_ secret once; later reads never show it", async () => {
-    const created = await api.create(chain("first", { format: "cloudevents", timeoutMs: 5000, maxAttempts: 3, concurrency: 2 }));
+    const created = await api.create(
+      chain("first", { format: "cloudevents", timeoutMs: 5000, maxAttempts: 3, concurrency: 2 }),
+    );
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(created.body).toMatchObject({
@@ -64,13 +71,21 @@ describe("create, read, list", () => {
     expect(JSON.stringify(listed.body)).not.toContain("whsec_");
     expect((listed.body.webhooks as { id: string }[]).map((w) => w.id)).toContain(id);
     // At rest the secret is sealed.
-    const { rows } = await t.db.query<{ secret_sealed: string }>("SELECT secret_sealed FROM control.webhooks WHERE id = $1", [id]);
+    const { rows } = await t.db.query<{ secret_sealed: string }>(
+      "SELECT secret_sealed FROM control.webhooks WHERE id = $1",
+      [id],
+    );
     expect(rows[0].secret_sealed).not.toContain(String(created.body.secret).slice(6));
   });
 
   it("defaults: standard-webhooks, 10 s timeout, 10 attempts, concurrency 8", async () => {
     const created = await api.create(chain("defaults"));
-    expect(created.body).toMatchObject({ format: "standard-webhooks", timeoutMs: 10_000, maxAttempts: 10, concurrency: 8 });
+    expect(created.body).toMatchObject({
+      format: "standard-webhooks",
+      timeoutMs: 10_000,
+      maxAttempts: 10,
+      concurrency: 8,
+    });
   });
 
   it("names are unique: 409 WEBHOOK_NAME_TAKEN on create and on rename", async () => {
@@ -102,15 +117,53 @@ describe("create, read, list", () => {
 
   it.each([
     ["no kind", { name: "x1", url: "http://127.0.0.1:1/" }, "triggers"],
-    ["both kinds", { name: "x2", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], subgraphName: "bns-names", tableName: "names" }, "triggers"],
-    ["unknown subgraph", { name: "x3", url: "http://127.0.0.1:1/", subgraphName: "nope", tableName: "names" }, "subgraphName"],
-    ["unknown table", { name: "x4", url: "http://127.0.0.1:1/", subgraphName: "bns-names", tableName: "nope" }, "tableName"],
-    ["filter on an unknown column", { name: "x5", url: "http://127.0.0.1:1/", subgraphName: "bns-names", tableName: "names", filter: { nope: 1 } }, "filter.nope"],
-    ["filter on a chain webhook", { name: "x6", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], filter: {} }, "filter"],
+    [
+      "both kinds",
+      {
+        name: "x2",
+        url: "http://127.0.0.1:1/",
+        triggers: [{ type: "stx_mint" }],
+        subgraphName: "bns-names",
+        tableName: "names",
+      },
+      "triggers",
+    ],
+    [
+      "unknown subgraph",
+      { name: "x3", url: "http://127.0.0.1:1/", subgraphName: "nope", tableName: "names" },
+      "subgraphName",
+    ],
+    [
+      "unknown table",
+      { name: "x4", url: "http://127.0.0.1:1/", subgraphName: "bns-names", tableName: "nope" },
+      "tableName",
+    ],
+    [
+      "filter on an unknown column",
+      { name: "x5", url: "http://127.0.0.1:1/", subgraphName: "bns-names", tableName: "names", filter: { nope: 1 } },
+      "filter.nope",
+    ],
+    [
+      "filter on a chain webhook",
+      { name: "x6", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], filter: {} },
+      "filter",
+    ],
     ["bad name", { name: "has space", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }] }, "name"],
-    ["bad format", { name: "x7", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], format: "xml" }, "format"],
-    ["timeout out of range", { name: "x8", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], timeoutMs: 10 }, "timeoutMs"],
-    ["unknown field", { name: "x9", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], colour: "red" }, "colour"],
+    [
+      "bad format",
+      { name: "x7", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], format: "xml" },
+      "format",
+    ],
+    [
+      "timeout out of range",
+      { name: "x8", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], timeoutMs: 10 },
+      "timeoutMs",
+    ],
+    [
+      "unknown field",
+      { name: "x9", url: "http://127.0.0.1:1/", triggers: [{ type: "stx_mint" }], colour: "red" },
+      "colour",
+    ],
   ])("%s → 400 VALIDATION_ERROR naming %s", async (_n, body, field) => {
     const res = await api.create(body);
     expect(res.status).toBe(400);
@@ -146,18 +199,40 @@ describe("create, read, list", () => {
 describe("update, pause, resume, delete", () => {
   it("updates url, format, limits and triggers; refuses kind changes", async () => {
     await api.create(chain("upd"));
-    const res = await api.update("upd", { format: "raw", timeoutMs: 2000, maxAttempts: 2, concurrency: 1, triggers: [{ type: "ft_mint", minAmount: "5" }] });
+    const res = await api.update("upd", {
+      format: "raw",
+      timeoutMs: 2000,
+      maxAttempts: 2,
+      concurrency: 1,
+      triggers: [{ type: "ft_mint", minAmount: "5" }],
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ format: "raw", timeoutMs: 2000, maxAttempts: 2, concurrency: 1, triggers: [{ type: "ft_mint", minAmount: "5" }] });
-    expect((await api.update("upd", { triggers: [{ type: "ft_mint", sender: "SP1" }] })).body).toMatchObject({ code: "INVALID_TRIGGER" });
-    expect((await api.update("upd", { subgraphName: "bns-names" })).body).toMatchObject({ code: "VALIDATION_ERROR", details: { field: "subgraphName" } });
-    expect((await api.update("upd", { filter: {} })).body).toMatchObject({ code: "VALIDATION_ERROR", details: { field: "filter" } });
+    expect(res.body).toMatchObject({
+      format: "raw",
+      timeoutMs: 2000,
+      maxAttempts: 2,
+      concurrency: 1,
+      triggers: [{ type: "ft_mint", minAmount: "5" }],
+    });
+    expect((await api.update("upd", { triggers: [{ type: "ft_mint", sender: "SP1" }] })).body).toMatchObject({
+      code: "INVALID_TRIGGER",
+    });
+    expect((await api.update("upd", { subgraphName: "bns-names" })).body).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: { field: "subgraphName" },
+    });
+    expect((await api.update("upd", { filter: {} })).body).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: { field: "filter" },
+    });
     expect((await api.update("upd", {})).status).toBe(400);
   });
 
   it("updates a subgraph webhook's filter against its table", async () => {
     await api.create({ name: "names-hook", url: receiver.url, subgraphName: "bns-names", tableName: "names" });
-    expect((await api.update("names-hook", { filter: { namespace: "btc" } })).body).toMatchObject({ filter: { namespace: { eq: "btc" } } });
+    expect((await api.update("names-hook", { filter: { namespace: "btc" } })).body).toMatchObject({
+      filter: { namespace: { eq: "btc" } },
+    });
     expect((await api.update("names-hook", { filter: { namespace: { gt: "a" } } })).status).toBe(400);
   });
 
@@ -186,7 +261,9 @@ describe("test deliveries, rotation, log, dead letters", () => {
       expect(body.data).toMatchObject({ test: true, message: "hello", webhook_id: id, subscription_id: id });
       expect(Date.parse(body.data.sent_at)).not.toBeNaN();
       expect(got.headers["webhook-id"]).toBe(res.body.deliveryId);
-      expect(new Webhook(String(created.body.secret)).verify(got.body, got.headers as Record<string, string>)).toBeTruthy();
+      expect(
+        new Webhook(String(created.body.secret)).verify(got.body, got.headers as Record<string, string>),
+      ).toBeTruthy();
     }
   });
 
@@ -211,7 +288,12 @@ describe("test deliveries, rotation, log, dead letters", () => {
     const n = receiver.requests.length;
     await api.test("rotating");
     expect(String(receiver.requests[n].headers["webhook-signature"]).split(" ")).toHaveLength(1);
-    expect(new Webhook(String(again.body.secret)).verify(receiver.requests[n].body, receiver.requests[n].headers as Record<string, string>)).toBeTruthy();
+    expect(
+      new Webhook(String(again.body.secret)).verify(
+        receiver.requests[n].body,
+        receiver.requests[n].headers as Record<string, string>,
+      ),
+    ).toBeTruthy();
     expect((await api.rotate("rotating", { gracePeriodSeconds: -1 })).status).toBe(400);
   });
 
@@ -226,8 +308,22 @@ describe("test deliveries, rotation, log, dead letters", () => {
     expect(log.status).toBe(200);
     const entries = log.body.deliveries as Record<string, unknown>[];
     expect(entries).toHaveLength(2);
-    expect(entries[0]).toMatchObject({ deliveryId: ok.body.deliveryId, type: "chain.test.apply", attempt: 1, success: true, responseStatus: 200, responseExcerpt: "ok", error: null });
-    expect(entries[1]).toMatchObject({ deliveryId: failed.body.deliveryId, success: false, responseStatus: 503, responseExcerpt: "maintenance window", error: "endpoint answered 503" });
+    expect(entries[0]).toMatchObject({
+      deliveryId: ok.body.deliveryId,
+      type: "chain.test.apply",
+      attempt: 1,
+      success: true,
+      responseStatus: 200,
+      responseExcerpt: "ok",
+      error: null,
+    });
+    expect(entries[1]).toMatchObject({
+      deliveryId: failed.body.deliveryId,
+      success: false,
+      responseStatus: 503,
+      responseExcerpt: "maintenance window",
+      error: "endpoint answered 503",
+    });
     expect(typeof entries[0].latencyMs).toBe("number");
     expect(Date.parse(String(entries[0].attemptedAt))).not.toBeNaN();
     const page1 = await api.deliveries("logged", "?limit=1");
@@ -246,13 +342,23 @@ describe("test deliveries, rotation, log, dead letters", () => {
     receiver.set({ status: 200 });
     const dead = await api.deadLetters("deadly");
     expect(dead.body.deadLetters).toEqual([
-      expect.objectContaining({ deliveryId: failed.body.deliveryId, type: "chain.test.apply", attempts: 1, lastStatus: 500, lastError: "endpoint answered 500" }),
+      expect.objectContaining({
+        deliveryId: failed.body.deliveryId,
+        type: "chain.test.apply",
+        attempts: 1,
+        lastStatus: 500,
+        lastError: "endpoint answered 500",
+      }),
     ]);
     const requeued = await api.requeue("deadly", String(failed.body.deliveryId));
     expect(requeued.body).toEqual({ deliveryId: failed.body.deliveryId, status: "pending" });
-    await waitFor(() => receiver.requests.some((r) => r.headers["webhook-id"] === failed.body.deliveryId && r.status === 200));
+    await waitFor(() =>
+      receiver.requests.some((r) => r.headers["webhook-id"] === failed.body.deliveryId && r.status === 200),
+    );
     await waitFor(async () => ((await api.deadLetters("deadly")).body.deadLetters as unknown[]).length === 0);
-    expect((await api.requeue("deadly", String(failed.body.deliveryId))).body).toMatchObject({ code: "DELIVERY_NOT_FOUND" });
+    expect((await api.requeue("deadly", String(failed.body.deliveryId))).body).toMatchObject({
+      code: "DELIVERY_NOT_FOUND",
+    });
   });
 });
 
@@ -299,12 +405,20 @@ describe("private targets", () => {
     const strict = await startTestService(t.db, { INSTANCE_TOKEN: TOKEN });
     try {
       const client = webhookClient(strict.apiUrl, { token: TOKEN });
-      for (const url of ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://10.0.0.1/", "http://[::1]/", "http://169.254.169.254/"]) {
+      for (const url of [
+        "http://127.0.0.1:9/hook",
+        "http://localhost/hook",
+        "http://10.0.0.1/",
+        "http://[::1]/",
+        "http://169.254.169.254/",
+      ]) {
         const res = await client.create(chain(`strict-${url.length}`, { url }));
         expect(res.status, url).toBe(400);
         expect(res.body).toMatchObject({ code: "URL_NOT_ALLOWED" });
       }
-      expect((await client.update("first", { url: "http://127.0.0.1:1/" })).body).toMatchObject({ code: "URL_NOT_ALLOWED" });
+      expect((await client.update("first", { url: "http://127.0.0.1:1/" })).body).toMatchObject({
+        code: "URL_NOT_ALLOWED",
+      });
     } finally {
       await strict.stop();
     }

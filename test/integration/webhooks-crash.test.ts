@@ -20,7 +20,13 @@ import { postObserver, waitFor } from "../support/service.js";
 import { webhookClient } from "../support/webhooks.js";
 
 const NODE_TYPES = ["stx_transfer_event", "ft_mint_event", "ft_transfer_event", "nft_mint_event", "contract_event"];
-const TRIGGERS = [{ type: "stx_transfer" }, { type: "ft_mint" }, { type: "ft_transfer" }, { type: "nft_mint" }, { type: "print_event" }];
+const TRIGGERS = [
+  { type: "stx_transfer" },
+  { type: "ft_mint" },
+  { type: "ft_transfer" },
+  { type: "nft_mint" },
+  { type: "print_event" },
+];
 
 describe("a dispatcher killed with kill -9 mid-batch", () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-webhooks-crash-"));
@@ -59,10 +65,18 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
       if (first.child.exitCode === null) first.child.kill("SIGKILL");
     });
     const api = webhookClient(first.apiUrl);
-    const created = await api.create({ name: "crash", url: receiver.url, triggers: TRIGGERS, concurrency: 4, timeoutMs: 2000 });
+    const created = await api.create({
+      name: "crash",
+      url: receiver.url,
+      triggers: TRIGGERS,
+      concurrency: 4,
+      timeoutMs: 2000,
+    });
     expect(created.status).toBe(201);
     for (const r of requests) await postObserver(first.observerUrl, r.path, r.body);
-    await waitFor(() => receiver.requests.filter((r) => r.status === 200).length >= expected / 4, { timeoutMs: 60_000 });
+    await waitFor(() => receiver.requests.filter((r) => r.status === 200).length >= expected / 4, {
+      timeoutMs: 60_000,
+    });
     first.child.kill("SIGKILL");
     expect((await exitFirst).signal).toBe("SIGKILL");
     const atKill = receiver.requests.length;
@@ -77,10 +91,13 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
       return `${d.block_hash}:${d.tx_id}:${d.event.event_index}`;
     };
     // Rows leased by the dead process come back when their lease ends (timeout + margin).
-    await waitFor(() => new Set(receiver.requests.filter((r) => r.status === 200).map((r) => keyOf(r.body))).size === expected, {
-      timeoutMs: 90_000,
-      intervalMs: 200,
-    });
+    await waitFor(
+      () => new Set(receiver.requests.filter((r) => r.status === 200).map((r) => keyOf(r.body))).size === expected,
+      {
+        timeoutMs: 90_000,
+        intervalMs: 200,
+      },
+    );
 
     const delivered = receiver.requests.filter((r) => r.status === 200);
     const idsByKey = new Map<string, Set<string>>();
@@ -95,14 +112,19 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
 
     // Re-posting every block is a no-op; then stop cleanly and read the outbox.
     for (const r of requests) await postObserver(second.observerUrl, r.path, r.body);
-    const status = async () => (await (await fetch(`${second.apiUrl}/status`)).json()) as { counts: { journal_pending: number } };
+    const status = async () =>
+      (await (await fetch(`${second.apiUrl}/status`)).json()) as { counts: { journal_pending: number } };
     await waitFor(async () => (await status()).counts.journal_pending === 0);
     second.child.kill("SIGTERM");
     expect((await second.exited).code).toBe(0);
 
-    const db = env.DATABASE_URL ? await createPostgresDb(env.DATABASE_URL, 1) : await createPgliteDb(path.join(env.DATA_DIR, "pgdata"));
+    const db = env.DATABASE_URL
+      ? await createPostgresDb(env.DATABASE_URL, 1)
+      : await createPgliteDb(path.join(env.DATA_DIR, "pgdata"));
     try {
-      const { rows } = await db.query<{ status: string; n: string }>("SELECT status, count(*) AS n FROM control.webhook_outbox GROUP BY status");
+      const { rows } = await db.query<{ status: string; n: string }>(
+        "SELECT status, count(*) AS n FROM control.webhook_outbox GROUP BY status",
+      );
       const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
       // One row per expected event (re-posting added none); none lost; rows the dead process had
       // claimed were delivered again after their lease (the same delivery id, at least once).

@@ -30,7 +30,12 @@ async function receiver(initial?: Parameters<typeof startReceiver>[0]): Promise<
 }
 
 // One simulated devnet chain, fed to the service a few blocks at a time by the tests.
-const chain: Iterator<SimPayload> = new ChainSimulator({ seed: "webhooks-delivery", blocks: 500, eventsPerBlock: 12, forkRate: 0 })
+const chain: Iterator<SimPayload> = new ChainSimulator({
+  seed: "webhooks-delivery",
+  blocks: 500,
+  eventsPerBlock: 12,
+  forkRate: 0,
+})
   .payloads()
   [Symbol.iterator]();
 
@@ -48,7 +53,10 @@ async function ingest(blocks: number): Promise<{ path: string; body: string }[]>
 }
 
 /** Canonical committed events of the triggers' types above a height (what the webhooks must get). */
-async function expectedKeys(aboveHeight: number, types = ["ft_transfer", "stx_transfer", "print"]): Promise<Set<string>> {
+async function expectedKeys(
+  aboveHeight: number,
+  types = ["ft_transfer", "stx_transfer", "print"],
+): Promise<Set<string>> {
   const { rows } = await t.db.query<{ k: string }>(
     `SELECT e.tx_id || ':' || e.event_index AS k FROM chain.events e
       WHERE e.canonical AND e.committed AND e.event_type = ANY($1::text[]) AND e.block_height > $2`,
@@ -67,7 +75,13 @@ beforeAll(async () => {
   svc = await startTestService(
     t.db,
     { WEBHOOK_ALLOW_PRIVATE: "true", NETWORK: "devnet" },
-    { dispatcher: { retry: { baseDelayMs: 40, maxDelayMs: 400 }, breaker: { failureThreshold: 5, cooldownMs: 300 }, pollIntervalMs: 100 } },
+    {
+      dispatcher: {
+        retry: { baseDelayMs: 40, maxDelayMs: 400 },
+        breaker: { failureThreshold: 5, cooldownMs: 300 },
+        pollIntervalMs: 100,
+      },
+    },
   );
   api = webhookClient(svc.apiUrl);
 });
@@ -102,7 +116,12 @@ describe("every format, signed", () => {
     const r = await receiver();
     const secrets = new Map<string, string>();
     for (const format of FORMATS) {
-      const created = await api.create({ name: `fmt-${format}`, url: `${r.url}/${format}`, format, triggers: TRIGGERS });
+      const created = await api.create({
+        name: `fmt-${format}`,
+        url: `${r.url}/${format}`,
+        format,
+        triggers: TRIGGERS,
+      });
       expect(created.status).toBe(201);
       secrets.set(format, String(created.body.secret));
     }
@@ -112,7 +131,10 @@ describe("every format, signed", () => {
     expect(expected.size).toBeGreaterThan(10);
     await waitFor(() => r.requests.filter((q) => q.status === 200).length === expected.size * FORMATS.length);
 
-    const published = (await (await fetch(`${svc.apiUrl}/public/streams/signing-key`)).json()) as { key_id: string; public_key_pem: string };
+    const published = (await (await fetch(`${svc.apiUrl}/public/streams/signing-key`)).json()) as {
+      key_id: string;
+      public_key_pem: string;
+    };
     const publicKey = createPublicKey(published.public_key_pem);
     const byFormat = new Map<string, ReceivedRequest[]>();
     for (const req of r.requests) {
@@ -128,22 +150,40 @@ describe("every format, signed", () => {
         const id = String(req.headers["webhook-id"]);
         expect(id).toMatch(/^msg_/);
         expect(req.headers["x-service-signature-keyid"]).toBe(published.key_id);
-        const signed = verify(null, Buffer.from(`${id}.${req.body}`, "utf8"), publicKey, Buffer.from(String(req.headers["x-service-signature"]), "base64"));
+        const signed = verify(
+          null,
+          Buffer.from(`${id}.${req.body}`, "utf8"),
+          publicKey,
+          Buffer.from(String(req.headers["x-service-signature"]), "base64"),
+        );
         expect(signed, `${format} ed25519`).toBe(true);
-        expect(req.headers["content-type"]).toBe(format === "cloudevents" ? "application/cloudevents+json" : "application/json");
+        expect(req.headers["content-type"]).toBe(
+          format === "cloudevents" ? "application/cloudevents+json" : "application/json",
+        );
         const body = JSON.parse(req.body);
         if (format === "standard-webhooks") {
-          expect(new Webhook(secrets.get(format) as string).verify(req.body, req.headers as Record<string, string>)).toEqual(body);
+          expect(
+            new Webhook(secrets.get(format) as string).verify(req.body, req.headers as Record<string, string>),
+          ).toEqual(body);
           expect(Object.keys(body)).toEqual(["type", "timestamp", "data"]);
         } else {
           expect(req.headers).not.toHaveProperty("webhook-signature");
         }
-        if (format === "cloudevents") expect(body).toMatchObject({ specversion: "1.0", id, datacontenttype: "application/json" });
+        if (format === "cloudevents")
+          expect(body).toMatchObject({ specversion: "1.0", id, datacontenttype: "application/json" });
         if (format === "inngest") expect(body[0]).toMatchObject({ id, v: "1" });
         if (format === "trigger") expect(body.options).toEqual({ idempotencyKey: id });
         if (format === "cloudflare") expect(body.params._outboxId).toBe(id);
         const data = dataOf(format, body);
-        expect(Object.keys(data)).toEqual(["action", "trigger", "tx_id", "block_hash", "block_height", "canonical", "event"]);
+        expect(Object.keys(data)).toEqual([
+          "action",
+          "trigger",
+          "tx_id",
+          "block_hash",
+          "block_height",
+          "canonical",
+          "event",
+        ]);
         const event = data.event as { type: string; event_index: number; tx_id: string };
         const key = `${data.tx_id}:${event.event_index}`;
         keys.add(key);
@@ -160,7 +200,13 @@ describe("every format, signed", () => {
 describe("failures, recovery and isolation", () => {
   it("a receiver that fails then recovers gets every delivery exactly once", async () => {
     const r = await receiver({ status: 503 });
-    const created = await api.create({ name: "flaky", url: r.url, triggers: TRIGGERS, concurrency: 4, maxAttempts: 30 });
+    const created = await api.create({
+      name: "flaky",
+      url: r.url,
+      triggers: TRIGGERS,
+      concurrency: 4,
+      maxAttempts: 30,
+    });
     const start = await tip();
     await ingest(4);
     const expected = await expectedKeys(start);
@@ -191,7 +237,9 @@ describe("failures, recovery and isolation", () => {
     const begun = Date.now();
     await ingest(4);
     const expected = await expectedKeys(start);
-    await waitFor(() => healthy.requests.filter((q) => q.status === 200).length === expected.size, { timeoutMs: 20_000 });
+    await waitFor(() => healthy.requests.filter((q) => q.status === 200).length === expected.size, {
+      timeoutMs: 20_000,
+    });
     const elapsed = Date.now() - begun;
     // Everything reached the healthy endpoint before the stuck one's first attempt even timed out,
     // and the stuck one only ever held its own two slots.
@@ -205,7 +253,9 @@ describe("failures, recovery and isolation", () => {
     await api.create({ name: "down", url: down.url, triggers: TRIGGERS, maxAttempts: 30 });
     await ingest(2);
     const open = await waitFor(async () => {
-      const w = (await api.get("down")).body as { circuit: { state: string; consecutiveFailures: number; retryAt: string | null } };
+      const w = (await api.get("down")).body as {
+        circuit: { state: string; consecutiveFailures: number; retryAt: string | null };
+      };
       return w.circuit.state === "open" ? w.circuit : null;
     });
     expect(open.consecutiveFailures).toBeGreaterThanOrEqual(5);
@@ -238,7 +288,12 @@ describe("failures, recovery and isolation", () => {
     const start = await tip();
     await ingest(2);
     const expected = await expectedKeys(start);
-    expect(await outboxCount(t.db, "webhook_id = (SELECT id FROM control.webhooks WHERE name = 'paused') AND status = 'pending'")).toBe(expected.size);
+    expect(
+      await outboxCount(
+        t.db,
+        "webhook_id = (SELECT id FROM control.webhooks WHERE name = 'paused') AND status = 'pending'",
+      ),
+    ).toBe(expected.size);
     expect(r.requests).toHaveLength(0);
     await api.resume("paused");
     await waitFor(() => r.requests.filter((q) => q.status === 200).length === expected.size);

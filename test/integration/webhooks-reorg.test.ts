@@ -37,7 +37,11 @@ afterAll(async () => {
 async function freshService(env: Record<string, string> = {}): Promise<Service> {
   await svc?.stop();
   await t.reset();
-  svc = await startTestService(t.db, { WEBHOOK_ALLOW_PRIVATE: "true", ...env }, { dispatcher: { pollIntervalMs: 100 } });
+  svc = await startTestService(
+    t.db,
+    { WEBHOOK_ALLOW_PRIVATE: "true", ...env },
+    { dispatcher: { pollIntervalMs: 100 } },
+  );
   return svc;
 }
 
@@ -98,7 +102,10 @@ function expectedRollbacks(requests: { path: string; body: string }[]): Expected
       const orphaned = orphanedBlocks.flatMap((ob) =>
         ob.events
           .filter((e: RawBlock) => e.committed && e.type === "stx_transfer_event")
-          .map((e: RawBlock) => `${e.txid}|${e.stx_transfer_event.sender}|${e.stx_transfer_event.recipient}|${e.stx_transfer_event.amount}`),
+          .map(
+            (e: RawBlock) =>
+              `${e.txid}|${e.stx_transfer_event.sender}|${e.stx_transfer_event.recipient}|${e.stx_transfer_event.amount}`,
+          ),
       );
       out.push({ forkPoint: x.block_height, orphaned: orphaned.sort() });
     }
@@ -108,34 +115,39 @@ function expectedRollbacks(requests: { path: string; body: string }[]): Expected
 }
 
 describe.skipIf(!hasFixtures)("recorded mainnet reorgs", () => {
-  it.each(["mainnet-reorg-scenario1.tsv", "mainnet-reorg-scenario2.tsv"])("%s: the rollbacks the fixture predicts", async (file) => {
-    const service = await freshService({ NETWORK: "mainnet" });
-    const r = await receiver();
-    const api = webhookClient(service.apiUrl);
-    const created = await api.create({ name: "stx", url: r.url, triggers: [{ type: "stx_transfer" }] });
-    const requests = readReplayTsv(path.join(FIXTURES_DIR, "observer/stacks-blockchain-api", file));
-    // One request at a time, each delivered before the next: every orphaned apply was seen.
-    for (const q of requests) {
-      await postObserver(service.observerUrl, q.path, q.body);
-      await service.idle();
-      await waitForOutboxDrained(t.db, String(created.body.id));
-    }
-    const { applied, rollbacks } = foldChainDeliveries(r);
-    const want = expectedRollbacks(requests);
-    expect(rollbacks.map((d) => d.fork_point_height)).toEqual(want.map((w) => w.forkPoint));
-    rollbacks.forEach((d, i) => {
-      expect(d.action).toBe("rollback");
-      expect(d.truncated).toBe(false);
-      const got = (d.orphaned as { tx_id: string; event: { type: string; tx_id: string; data: Record<string, string> } }[]).map((o) => {
-        expect(o.event.type).toBe("stx_transfer_event");
-        expect(o.event.tx_id).toBe(o.tx_id);
-        expect(o.event).not.toHaveProperty("trigger");
-        return `${o.tx_id}|${o.event.data.sender}|${o.event.data.recipient}|${o.event.data.amount}`;
+  it.each(["mainnet-reorg-scenario1.tsv", "mainnet-reorg-scenario2.tsv"])(
+    "%s: the rollbacks the fixture predicts",
+    async (file) => {
+      const service = await freshService({ NETWORK: "mainnet" });
+      const r = await receiver();
+      const api = webhookClient(service.apiUrl);
+      const created = await api.create({ name: "stx", url: r.url, triggers: [{ type: "stx_transfer" }] });
+      const requests = readReplayTsv(path.join(FIXTURES_DIR, "observer/stacks-blockchain-api", file));
+      // One request at a time, each delivered before the next: every orphaned apply was seen.
+      for (const q of requests) {
+        await postObserver(service.observerUrl, q.path, q.body);
+        await service.idle();
+        await waitForOutboxDrained(t.db, String(created.body.id));
+      }
+      const { applied, rollbacks } = foldChainDeliveries(r);
+      const want = expectedRollbacks(requests);
+      expect(rollbacks.map((d) => d.fork_point_height)).toEqual(want.map((w) => w.forkPoint));
+      rollbacks.forEach((d, i) => {
+        expect(d.action).toBe("rollback");
+        expect(d.truncated).toBe(false);
+        const got = (
+          d.orphaned as { tx_id: string; event: { type: string; tx_id: string; data: Record<string, string> } }[]
+        ).map((o) => {
+          expect(o.event.type).toBe("stx_transfer_event");
+          expect(o.event.tx_id).toBe(o.tx_id);
+          expect(o.event).not.toHaveProperty("trigger");
+          return `${o.tx_id}|${o.event.data.sender}|${o.event.data.recipient}|${o.event.data.amount}`;
+        });
+        expect(got.sort()).toEqual(want[i].orphaned);
       });
-      expect(got.sort()).toEqual(want[i].orphaned);
-    });
-    expect(applied).toEqual(await canonicalKeys(["stx_transfer"]));
-  });
+      expect(applied).toEqual(await canonicalKeys(["stx_transfer"]));
+    },
+  );
 });
 
 describe("a simulated chain with many won forks", () => {
@@ -150,7 +162,12 @@ describe("a simulated chain with many won forks", () => {
       concurrency: 4,
       triggers: [{ type: "stx_transfer" }, { type: "ft_mint" }, { type: "nft_mint" }, { type: "print_event" }],
     });
-    const { payloads, truth } = simulateChain({ seed: "webhooks-reorg", blocks: 40, eventsPerBlock: 10, forkRate: 0.3 });
+    const { payloads, truth } = simulateChain({
+      seed: "webhooks-reorg",
+      blocks: 40,
+      eventsPerBlock: 10,
+      forkRate: 0.3,
+    });
     expect(truth.forks.filter((f) => f.outcome === "won").length).toBeGreaterThan(3);
     for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
     await service.idle();
@@ -168,7 +185,13 @@ describe("a simulated chain with many won forks", () => {
     const r = await receiver();
     const api = webhookClient(service.apiUrl);
     // concurrency 1: in-order delivery, so a fold by arrival order is exact.
-    const created = await api.create({ name: "holdings", url: r.url, subgraphName: "asset-holdings", tableName: "holdings", concurrency: 1 });
+    const created = await api.create({
+      name: "holdings",
+      url: r.url,
+      subgraphName: "asset-holdings",
+      tableName: "holdings",
+      concurrency: 1,
+    });
     expect(created.status).toBe(201);
     const { payloads } = simulateChain({ seed: "webhooks-reorg", blocks: 24, eventsPerBlock: 10, forkRate: 0.3 });
     for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
@@ -177,7 +200,10 @@ describe("a simulated chain with many won forks", () => {
     const table = new Map<number, Record<string, unknown>>();
     let reverted = 0;
     for (const q of r.requests) {
-      const { type, data } = JSON.parse(q.body) as { type: string; data: { action: string; row: Record<string, unknown>; reverted: boolean } };
+      const { type, data } = JSON.parse(q.body) as {
+        type: string;
+        data: { action: string; row: Record<string, unknown>; reverted: boolean };
+      };
       expect(type).toBe(`asset-holdings.holdings.${data.action}`);
       if (data.reverted) reverted++;
       if (data.action === "deleted") table.delete(Number(data.row._id));
@@ -235,21 +261,67 @@ describe("the subgraph outbox listener", () => {
     await t.db.transaction((q) => listener(q, forward, block));
     const rows = async () =>
       (
-        await t.db.query<{ webhook_id: string; event_type: string; dedupe_kind: string; seq: string; fence: boolean; status: string }>(
-          "SELECT webhook_id, event_type, dedupe_kind, seq, fence, status FROM control.webhook_outbox ORDER BY id",
-        )
+        await t.db.query<{
+          webhook_id: string;
+          event_type: string;
+          dedupe_kind: string;
+          seq: string;
+          fence: boolean;
+          status: string;
+        }>("SELECT webhook_id, event_type, dedupe_kind, seq, fence, status FROM control.webhook_outbox ORDER BY id")
       ).rows;
     expect(await rows()).toEqual([
-      { webhook_id: "wh_all", event_type: "asset-holdings.holdings.created", dedupe_kind: "row", seq: "0", fence: false, status: "pending" },
-      { webhook_id: "wh_all", event_type: "asset-holdings.holdings.created", dedupe_kind: "row", seq: "1", fence: false, status: "pending" },
-      { webhook_id: "wh_big", event_type: "asset-holdings.holdings.created", dedupe_kind: "row", seq: "0", fence: false, status: "pending" },
-      { webhook_id: "wh_all", event_type: "asset-holdings.holdings.updated", dedupe_kind: "row", seq: "0", fence: false, status: "pending" },
-      { webhook_id: "wh_big", event_type: "asset-holdings.holdings.updated", dedupe_kind: "row", seq: "0", fence: false, status: "pending" },
+      {
+        webhook_id: "wh_all",
+        event_type: "asset-holdings.holdings.created",
+        dedupe_kind: "row",
+        seq: "0",
+        fence: false,
+        status: "pending",
+      },
+      {
+        webhook_id: "wh_all",
+        event_type: "asset-holdings.holdings.created",
+        dedupe_kind: "row",
+        seq: "1",
+        fence: false,
+        status: "pending",
+      },
+      {
+        webhook_id: "wh_big",
+        event_type: "asset-holdings.holdings.created",
+        dedupe_kind: "row",
+        seq: "0",
+        fence: false,
+        status: "pending",
+      },
+      {
+        webhook_id: "wh_all",
+        event_type: "asset-holdings.holdings.updated",
+        dedupe_kind: "row",
+        seq: "0",
+        fence: false,
+        status: "pending",
+      },
+      {
+        webhook_id: "wh_big",
+        event_type: "asset-holdings.holdings.updated",
+        dedupe_kind: "row",
+        seq: "0",
+        fence: false,
+        status: "pending",
+      },
     ]);
     // The block is orphaned: the ingest hooks mark its rows; the engine reports compensating changes.
     await t.db.query("UPDATE control.webhook_outbox SET status = 'delivered', rolled_back = true");
     const compensating = [
-      change({ op: "updated", row: { _id: "1", amount: "10" }, previous: { _id: "1", amount: "150" }, eventIndex: -1, reverted: true }),
+      change({
+        op: "updated",
+        row: { _id: "1", amount: "10" },
+        previous: { _id: "1", amount: "150" },
+        eventIndex: -1,
+        reverted: true,
+      }),
       change({ op: "deleted", row: { _id: "2", amount: "500" }, eventIndex: -1, reverted: true }),
       change({ op: "deleted", row: { _id: "1", amount: "10" }, eventIndex: -1, reverted: true }),
     ];
@@ -263,9 +335,15 @@ describe("the subgraph outbox listener", () => {
       "wh_all:asset-holdings.holdings.deleted:2:true",
     ]);
     // The block comes back: its forward changes are delivered again (re-armed, new delivery ids).
-    const before = (await t.db.query<{ delivery_id: string }>("SELECT delivery_id FROM control.webhook_outbox WHERE dedupe_kind = 'row'")).rows;
+    const before = (
+      await t.db.query<{ delivery_id: string }>(
+        "SELECT delivery_id FROM control.webhook_outbox WHERE dedupe_kind = 'row'",
+      )
+    ).rows;
     await t.db.transaction((q) => listener(q, forward, block));
-    const after = await t.db.query<{ delivery_id: string; status: string }>("SELECT delivery_id, status FROM control.webhook_outbox WHERE dedupe_kind = 'row'");
+    const after = await t.db.query<{ delivery_id: string; status: string }>(
+      "SELECT delivery_id, status FROM control.webhook_outbox WHERE dedupe_kind = 'row'",
+    );
     expect(after.rows).toHaveLength(before.length);
     expect(after.rows.every((x) => x.status === "pending")).toBe(true);
     expect(after.rows.some((x) => before.some((b) => b.delivery_id === x.delivery_id))).toBe(false);

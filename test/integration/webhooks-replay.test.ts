@@ -47,13 +47,20 @@ async function tipHeight(): Promise<number> {
 }
 
 async function canonicalCount(where: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await t.db.query<{ n: string }>(`SELECT count(*) AS n FROM chain.events e WHERE e.canonical AND e.committed AND ${where}`, params);
+  const { rows } = await t.db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM chain.events e WHERE e.canonical AND e.committed AND ${where}`,
+    params,
+  );
   return Number(rows[0].n);
 }
 
 beforeAll(async () => {
   t = await createTestDb();
-  svc = await startTestService(t.db, { WEBHOOK_ALLOW_PRIVATE: "true", NETWORK: "devnet", FINALITY_BURN_CONFIRMATIONS: "2" }, { dispatcher: { pollIntervalMs: 100 } });
+  svc = await startTestService(
+    t.db,
+    { WEBHOOK_ALLOW_PRIVATE: "true", NETWORK: "devnet", FINALITY_BURN_CONFIRMATIONS: "2" },
+    { dispatcher: { pollIntervalMs: 100 } },
+  );
   api = webhookClient(svc.apiUrl);
 });
 
@@ -66,7 +73,11 @@ afterAll(async () => {
 describe("replay", () => {
   it("chain webhooks start at the tip; a replay sends history flagged is_replay, idempotently, without moving the live start", async () => {
     const early = await receiver();
-    const sweeps = await api.create({ name: "sweeps", url: early.url, triggers: [{ type: "sbtc_withdrawal_swept_confirmed" }] });
+    const sweeps = await api.create({
+      name: "sweeps",
+      url: early.url,
+      triggers: [{ type: "sbtc_withdrawal_swept_confirmed" }],
+    });
     expect(sweeps.status).toBe(201);
     await post(firstHalf);
     const tip = await tipHeight();
@@ -75,7 +86,11 @@ describe("replay", () => {
     const created = await api.create({
       name: "history",
       url: r.url,
-      triggers: [{ type: "stx_transfer" }, { type: "sbtc_withdrawal_accept" }, { type: "sbtc_withdrawal_swept_confirmed" }],
+      triggers: [
+        { type: "stx_transfer" },
+        { type: "sbtc_withdrawal_accept" },
+        { type: "sbtc_withdrawal_swept_confirmed" },
+      ],
     });
     expect(created.body.startHeight).toBe(tip);
     const id = String(created.body.id);
@@ -89,7 +104,11 @@ describe("replay", () => {
       [tip, REGISTRY],
     );
     expect(accepts).toBeGreaterThan(0);
-    expect(replay.body).toEqual({ replayId: expect.stringMatching(/^rpl_/), enqueuedCount: transfers + accepts, scannedCount: expect.any(Number) });
+    expect(replay.body).toEqual({
+      replayId: expect.stringMatching(/^rpl_/),
+      enqueuedCount: transfers + accepts,
+      scannedCount: expect.any(Number),
+    });
     expect(Number(replay.body.scannedCount)).toBeGreaterThanOrEqual(transfers + accepts);
     await waitForOutboxDrained(t.db, id);
     const bodies = r.deliveredBodies() as { type: string; data: { is_replay?: boolean; trigger: string } }[];
@@ -112,14 +131,16 @@ describe("replay", () => {
     expect((await api.get("history")).body.startHeight).toBe(tip);
     await post(secondHalf);
     await waitForOutboxDrained(t.db, id);
-    const live = (r.deliveredBodies() as { data: { action: string; is_replay?: boolean; block_height: number } }[]).filter(
-      (b) => b.data.action === "apply" && !b.data.is_replay,
-    );
+    const live = (
+      r.deliveredBodies() as { data: { action: string; is_replay?: boolean; block_height: number } }[]
+    ).filter((b) => b.data.action === "apply" && !b.data.is_replay);
     expect(live.length).toBeGreaterThan(0);
     for (const b of live) expect(b.data.block_height).toBeGreaterThan(tip);
 
     // Sweep confirmations fired once each, for accepts that became final after the webhook's start.
-    const { rows } = await t.db.query<{ h: number }>("SELECT swept_confirmed_height AS h FROM control.webhook_progress");
+    const { rows } = await t.db.query<{ h: number }>(
+      "SELECT swept_confirmed_height AS h FROM control.webhook_progress",
+    );
     const confirmedTo = rows[0].h;
     const finalAccepts = await canonicalCount(
       "e.event_type = 'print' AND e.contract_id = $1 AND e.payload->'value'->>'topic' = 'withdrawal-accept' AND e.block_height > $2 AND e.block_height <= $3",
@@ -127,7 +148,10 @@ describe("replay", () => {
     );
     expect(finalAccepts).toBeGreaterThan(0);
     await waitForOutboxDrained(t.db, String(sweeps.body.id));
-    const confirmations = early.deliveredBodies() as { type: string; data: { tx_id: string; event: { event_index: number } } }[];
+    const confirmations = early.deliveredBodies() as {
+      type: string;
+      data: { tx_id: string; event: { event_index: number } };
+    }[];
     expect(confirmations.every((b) => b.type === "chain.sbtc_withdrawal_swept_confirmed.apply")).toBe(true);
     expect(new Set(confirmations.map((b) => `${b.data.tx_id}:${b.data.event.event_index}`)).size).toBe(finalAccepts);
     expect(confirmations).toHaveLength(finalAccepts);
@@ -135,7 +159,13 @@ describe("replay", () => {
 
   it("a subgraph webhook replays its table's rows in the range as <subgraph>.<table>.replay", async () => {
     const r = await receiver();
-    const created = await api.create({ name: "names", url: r.url, subgraphName: "asset-holdings", tableName: "holdings", filter: { kind: "ft" } });
+    const created = await api.create({
+      name: "names",
+      url: r.url,
+      subgraphName: "asset-holdings",
+      tableName: "holdings",
+      filter: { kind: "ft" },
+    });
     const id = String(created.body.id);
     const tip = await tipHeight();
     const { rows } = await t.db.query<{ n: string }>(
@@ -148,7 +178,10 @@ describe("replay", () => {
     expect(replay.body).toMatchObject({ enqueuedCount: expected });
     expect(Number(replay.body.scannedCount)).toBeGreaterThanOrEqual(expected);
     await waitFor(() => r.deliveredBodies().length === expected);
-    for (const b of r.deliveredBodies() as { type: string; data: { action: string; is_replay: boolean; row: { kind: string } } }[]) {
+    for (const b of r.deliveredBodies() as {
+      type: string;
+      data: { action: string; is_replay: boolean; row: { kind: string } };
+    }[]) {
       expect(b.type).toBe("asset-holdings.holdings.replay");
       expect(b.data).toMatchObject({ action: "replay", is_replay: true, row: { kind: "ft" } });
     }

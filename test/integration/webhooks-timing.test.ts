@@ -4,7 +4,8 @@
  * Backoff and Retry-After decide when a row is due again; dead after the last attempt; the circuit
  * opens after consecutive failures, lets one probe through after the cool-down, and closes on
  * success; a row leased by a worker that died is delivered once its lease ends, and the dead
- * worker's late write changes nothing.
+ * worker's late write changes nothing; two workers on one database share a backlog without
+ * delivering any row twice.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import { silentLogger } from "../../runtime/internal/logger.js";
 import { signingKeyFromSeed } from "../../runtime/internal/signing-key.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
+import { waitFor } from "../support/service.js";
 
 let t: TestDb;
 let receiver: Receiver;
@@ -172,10 +174,12 @@ describe("circuit breaker", () => {
     await d.runOnce();
     expect(receiver.requests).toHaveLength(3);
     const circuit = async () =>
-      (await t.db.query<{ circuit_state: string; circuit_failures: number; circuit_opened_at: Date | null }>(
-        "SELECT circuit_state, circuit_failures, circuit_opened_at FROM control.webhooks WHERE id = $1",
-        [id],
-      )).rows[0];
+      (
+        await t.db.query<{ circuit_state: string; circuit_failures: number; circuit_opened_at: Date | null }>(
+          "SELECT circuit_state, circuit_failures, circuit_opened_at FROM control.webhooks WHERE id = $1",
+          [id],
+        )
+      ).rows[0];
     expect(await circuit()).toMatchObject({ circuit_state: "open", circuit_failures: 3 });
     expect(new Date((await circuit()).circuit_opened_at as Date).getTime()).toBe(t0);
 
@@ -195,7 +199,10 @@ describe("circuit breaker", () => {
     now = t0 + 20_000; // the probe succeeds: closed, and the rest follows in the same round
     await d.runOnce();
     expect(await circuit()).toMatchObject({ circuit_state: "closed", circuit_failures: 0, circuit_opened_at: null });
-    const { rows } = await t.db.query<{ n: string }>("SELECT count(*) AS n FROM control.webhook_outbox WHERE webhook_id = $1 AND status = 'delivered'", [id]);
+    const { rows } = await t.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM control.webhook_outbox WHERE webhook_id = $1 AND status = 'delivered'",
+      [id],
+    );
     expect(Number(rows[0].n)).toBe(5);
   });
 
@@ -205,7 +212,10 @@ describe("circuit breaker", () => {
     const good = await webhook({ maxAttempts: 20, concurrency: 2 });
     await enqueue(bad, 5);
     await enqueue(good, 5);
-    const { rows } = await t.db.query<{ delivery_id: string }>("SELECT delivery_id FROM control.webhook_outbox WHERE webhook_id = $1", [bad]);
+    const { rows } = await t.db.query<{ delivery_id: string }>(
+      "SELECT delivery_id FROM control.webhook_outbox WHERE webhook_id = $1",
+      [bad],
+    );
     const badIds = new Set(rows.map((r) => r.delivery_id));
     receiver.decide((req) => (badIds.has(String(req.headers["webhook-id"])) ? { status: 500 } : undefined));
     await d.runOnce();
@@ -213,7 +223,9 @@ describe("circuit breaker", () => {
     const counts = await t.db.query<{ webhook_id: string; status: string; n: string }>(
       "SELECT webhook_id, status, count(*) AS n FROM control.webhook_outbox GROUP BY 1, 2 ORDER BY 1, 2",
     );
-    const byHook = Object.fromEntries(counts.rows.map((r) => [`${r.webhook_id === bad ? "bad" : "good"}:${r.status}`, Number(r.n)]));
+    const byHook = Object.fromEntries(
+      counts.rows.map((r) => [`${r.webhook_id === bad ? "bad" : "good"}:${r.status}`, Number(r.n)]),
+    );
     expect(byHook).toEqual({ "bad:pending": 5, "good:delivered": 5 });
     expect(receiver.requests.filter((r) => badIds.has(String(r.headers["webhook-id"])))).toHaveLength(2);
   });
@@ -251,3 +263,41 @@ describe("crash safety of a claim", () => {
     expect(await row(id)).toMatchObject({ status: "delivered" });
   });
 });
+
+describe("several workers", () => {
+  it("two workers on one database share a backlog; no row is delivered twice", async () => {
+    const hooks = [
+      await webhook({ maxAttempts: 5, concurrency: 4 }),
+      await webhook({ maxAttempts: 5, concurrency: 4 }),
+    ];
+    for (const id of hooks) await enqueue(id, 150);
+    const workers = [0, 1].map(() =>
+      createDispatcher({
+        db: t.db,
+        logger: silentLogger,
+        signer,
+        secrets: box,
+        allowPrivate: true,
+        pollIntervalMs: 50,
+      }),
+    );
+    for (const w of workers) await w.start();
+    try {
+      await waitForDelivered(300);
+    } finally {
+      for (const w of workers) await w.stop();
+    }
+    const ids = receiver.requests.map((r) => String(r.headers["webhook-id"]));
+    expect(ids).toHaveLength(300);
+    expect(new Set(ids).size).toBe(300);
+  });
+});
+
+async function waitForDelivered(n: number): Promise<void> {
+  await waitFor(async () => {
+    const { rows } = await t.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM control.webhook_outbox WHERE status = 'delivered'",
+    );
+    return Number(rows[0].n) >= n;
+  });
+}

@@ -41,7 +41,14 @@ export interface Receiver {
 }
 
 export async function startReceiver(initial: Partial<ReceiverBehaviour> = {}): Promise<Receiver> {
-  let behaviour: ReceiverBehaviour = { status: 200, delayMs: 0, hang: false, headers: {}, responseBody: "ok", ...initial };
+  let behaviour: ReceiverBehaviour = {
+    status: 200,
+    delayMs: 0,
+    hang: false,
+    headers: {},
+    responseBody: "ok",
+    ...initial,
+  };
   let decider: ((req: ReceivedRequest) => Partial<ReceiverBehaviour> | undefined) | null = null;
   const requests: ReceivedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();

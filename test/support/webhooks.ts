@@ -15,11 +15,19 @@ export interface ApiAnswer<T = Record<string, unknown>> {
 
 export function webhookClient(apiUrl: string, options: { token?: string; prefix?: string } = {}) {
   const prefix = options.prefix ?? "/api/webhooks";
-  async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<ApiAnswer<T>> {
     const headers: Record<string, string> = {};
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(`${apiUrl}${prefix}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${apiUrl}${prefix}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
   }
@@ -28,15 +36,19 @@ export function webhookClient(apiUrl: string, options: { token?: string; prefix?
     create: (body: Record<string, unknown>) => call("POST", "", body),
     list: () => call("GET", ""),
     get: (idOrName: string) => call("GET", `/${encodeURIComponent(idOrName)}`),
-    update: (idOrName: string, body: Record<string, unknown>) => call("PATCH", `/${encodeURIComponent(idOrName)}`, body),
+    update: (idOrName: string, body: Record<string, unknown>) =>
+      call("PATCH", `/${encodeURIComponent(idOrName)}`, body),
     remove: (idOrName: string) => call("DELETE", `/${encodeURIComponent(idOrName)}`),
     pause: (idOrName: string) => call("POST", `/${encodeURIComponent(idOrName)}/pause`),
     resume: (idOrName: string) => call("POST", `/${encodeURIComponent(idOrName)}/resume`),
-    rotate: (idOrName: string, body?: Record<string, unknown>) => call("POST", `/${encodeURIComponent(idOrName)}/rotate-secret`, body),
-    test: (idOrName: string, body?: Record<string, unknown>) => call("POST", `/${encodeURIComponent(idOrName)}/test`, body),
+    rotate: (idOrName: string, body?: Record<string, unknown>) =>
+      call("POST", `/${encodeURIComponent(idOrName)}/rotate-secret`, body),
+    test: (idOrName: string, body?: Record<string, unknown>) =>
+      call("POST", `/${encodeURIComponent(idOrName)}/test`, body),
     deliveries: (idOrName: string, query = "") => call("GET", `/${encodeURIComponent(idOrName)}/deliveries${query}`),
     deadLetters: (idOrName: string, query = "") => call("GET", `/${encodeURIComponent(idOrName)}/dead-letters${query}`),
-    requeue: (idOrName: string, deliveryId: string) => call("POST", `/${encodeURIComponent(idOrName)}/dead-letters/${deliveryId}/requeue`),
+    requeue: (idOrName: string, deliveryId: string) =>
+      call("POST", `/${encodeURIComponent(idOrName)}/dead-letters/${deliveryId}/requeue`),
     replay: (idOrName: string, body: unknown) => call("POST", `/${encodeURIComponent(idOrName)}/replay`, body),
   };
 }
@@ -56,7 +68,10 @@ export async function waitForOutboxDrained(db: Db, webhookId?: string, timeoutMs
 }
 
 export async function outboxCount(db: Db, where = "true", params: unknown[] = []): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM control.webhook_outbox WHERE ${where}`, params);
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM control.webhook_outbox WHERE ${where}`,
+    params,
+  );
   return Number(rows[0].n);
 }
 
@@ -73,7 +88,10 @@ interface Applied {
  * orphaned entry, the latest earlier apply of that tx and event. Returns the surviving keys and
  * the rollbacks seen.
  */
-export function foldChainDeliveries(receiver: Receiver): { applied: Set<string>; rollbacks: Record<string, unknown>[] } {
+export function foldChainDeliveries(receiver: Receiver): {
+  applied: Set<string>;
+  rollbacks: Record<string, unknown>[];
+} {
   const seen = new Set<string>();
   const applied: Applied[] = [];
   const rollbacks: Record<string, unknown>[] = [];

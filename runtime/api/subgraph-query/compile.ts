@@ -248,6 +248,17 @@ export function compileMaxId(target: TableTarget, below: string | null = null): 
   };
 }
 
+/**
+ * The table's head for stream feeds: the highest `_id` (0 when empty) and the table's OID, which
+ * changes when the table is rebuilt (a reindex drops and recreates it, restarting `_id`).
+ */
+export function compileTableHead(target: TableTarget): SqlQuery {
+  return {
+    sql: `SELECT COALESCE(max("_id"), 0) AS id, $1::regclass::oid AS oid FROM ${tableSql(target)}`,
+    params: [tableSql(target)],
+  };
+}
+
 /** Which of the given ids still exist. */
 export function compileExistingIds(target: TableTarget, ids: string[]): SqlQuery {
   return {

@@ -63,4 +63,3 @@ export function block(txs: DecodedTx[], events: DecodedEvent[], height = 10): De
     events: events.map((e, i) => ({ ...e, eventIndex: i })),
   };
 }
-

@@ -13,7 +13,15 @@ import { buildDeliveryHeaders, generateSecret, hmacSignature } from "../../../ru
 import { signingKeyFromSeed } from "../../../runtime/internal/signing-key.js";
 
 const key = signingKeyFromSeed(new Uint8Array(32).fill(7));
-const data = { action: "apply", trigger: "stx_transfer", tx_id: "0x01", block_hash: "0xbh", block_height: 3, canonical: true, event: { type: "stx_transfer_event" } };
+const data = {
+  action: "apply",
+  trigger: "stx_transfer",
+  tx_id: "0x01",
+  block_hash: "0xbh",
+  block_height: 3,
+  canonical: true,
+  event: { type: "stx_transfer_event" },
+};
 const createdAt = new Date("2026-03-04T05:06:07.000Z");
 const base = { type: "chain.stx_transfer.apply", data, deliveryId: "msg_abc", createdAt, webhookId: "wh_1" };
 
@@ -49,11 +57,16 @@ describe("renderBody", () => {
   });
 
   it("trigger: { payload: data, options: { idempotencyKey } }", () => {
-    expect(JSON.parse(renderBody({ ...base, format: "trigger" }).body)).toEqual({ payload: data, options: { idempotencyKey: "msg_abc" } });
+    expect(JSON.parse(renderBody({ ...base, format: "trigger" }).body)).toEqual({
+      payload: data,
+      options: { idempotencyKey: "msg_abc" },
+    });
   });
 
   it("cloudflare: { params: { ...data, _type, _outboxId } }", () => {
-    expect(JSON.parse(renderBody({ ...base, format: "cloudflare" }).body)).toEqual({ params: { ...data, _type: base.type, _outboxId: "msg_abc" } });
+    expect(JSON.parse(renderBody({ ...base, format: "cloudflare" }).body)).toEqual({
+      params: { ...data, _type: base.type, _outboxId: "msg_abc" },
+    });
   });
 });
 
@@ -61,26 +74,55 @@ describe("buildDeliveryHeaders", () => {
   const secret = generateSecret(new Uint8Array(24).fill(1));
   const body = JSON.stringify({ type: "chain.test.apply", timestamp: "x", data: { test: true } });
 
-  it.each(FORMATS)("%s: webhook-id and an ed25519 signature that node:crypto verifies against the SPKI PEM", (format) => {
-    const h = buildDeliveryHeaders({ format, deliveryId: "msg_1", body, contentType: "application/json", timestampSeconds: 100, signer: key, secrets: [secret] });
-    expect(h["webhook-id"]).toBe("msg_1");
-    expect(h["x-service-signature-keyid"]).toBe(key.keyId);
-    const ok = verify(null, Buffer.from(`msg_1.${body}`, "utf8"), createPublicKey(key.publicKeyPem), Buffer.from(h["x-service-signature"], "base64"));
-    expect(ok).toBe(true);
-    const tampered = verify(null, Buffer.from(`msg_1.${body} `, "utf8"), createPublicKey(key.publicKeyPem), Buffer.from(h["x-service-signature"], "base64"));
-    expect(tampered).toBe(false);
-    if (format === "standard-webhooks") {
-      expect(h["webhook-timestamp"]).toBe("100");
-      expect(h["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    } else {
-      expect(h).not.toHaveProperty("webhook-signature");
-      expect(h).not.toHaveProperty("webhook-timestamp");
-    }
-  });
+  it.each(FORMATS)(
+    "%s: webhook-id and an ed25519 signature that node:crypto verifies against the SPKI PEM",
+    (format) => {
+      const h = buildDeliveryHeaders({
+        format,
+        deliveryId: "msg_1",
+        body,
+        contentType: "application/json",
+        timestampSeconds: 100,
+        signer: key,
+        secrets: [secret],
+      });
+      expect(h["webhook-id"]).toBe("msg_1");
+      expect(h["x-service-signature-keyid"]).toBe(key.keyId);
+      const ok = verify(
+        null,
+        Buffer.from(`msg_1.${body}`, "utf8"),
+        createPublicKey(key.publicKeyPem),
+        Buffer.from(h["x-service-signature"], "base64"),
+      );
+      expect(ok).toBe(true);
+      const tampered = verify(
+        null,
+        Buffer.from(`msg_1.${body} `, "utf8"),
+        createPublicKey(key.publicKeyPem),
+        Buffer.from(h["x-service-signature"], "base64"),
+      );
+      expect(tampered).toBe(false);
+      if (format === "standard-webhooks") {
+        expect(h["webhook-timestamp"]).toBe("100");
+        expect(h["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      } else {
+        expect(h).not.toHaveProperty("webhook-signature");
+        expect(h).not.toHaveProperty("webhook-timestamp");
+      }
+    },
+  );
 
   it("the standardwebhooks package verifies the HMAC (whsec_ secret, id.timestamp.body)", () => {
     const now = Math.floor(Date.now() / 1000);
-    const h = buildDeliveryHeaders({ format: "standard-webhooks", deliveryId: "msg_2", body, contentType: "application/json", timestampSeconds: now, signer: key, secrets: [secret] });
+    const h = buildDeliveryHeaders({
+      format: "standard-webhooks",
+      deliveryId: "msg_2",
+      body,
+      contentType: "application/json",
+      timestampSeconds: now,
+      signer: key,
+      secrets: [secret],
+    });
     expect(new Webhook(secret).verify(body, h)).toEqual(JSON.parse(body));
     expect(() => new Webhook(generateSecret()).verify(body, h)).toThrow();
   });
@@ -88,7 +130,15 @@ describe("buildDeliveryHeaders", () => {
   it("during a rotation both secrets sign; either verifies", () => {
     const now = Math.floor(Date.now() / 1000);
     const old = generateSecret();
-    const h = buildDeliveryHeaders({ format: "standard-webhooks", deliveryId: "msg_3", body, contentType: "application/json", timestampSeconds: now, signer: key, secrets: [secret, old] });
+    const h = buildDeliveryHeaders({
+      format: "standard-webhooks",
+      deliveryId: "msg_3",
+      body,
+      contentType: "application/json",
+      timestampSeconds: now,
+      signer: key,
+      secrets: [secret, old],
+    });
     expect(h["webhook-signature"].split(" ")).toHaveLength(2);
     expect(new Webhook(secret).verify(body, h)).toBeTruthy();
     expect(new Webhook(old).verify(body, h)).toBeTruthy();
@@ -102,8 +152,23 @@ describe("buildDeliveryHeaders", () => {
 
 describe("prepareAttempt", () => {
   it("renders the row in the webhook's format and signs those exact bytes", () => {
-    const row: ClaimedRow = { id: "1", webhookId: "wh_1", deliveryId: "msg_9", eventType: "chain.test.apply", data: { test: true }, attempts: 0, createdAt, fence: false, leaseToken: "t" };
-    const p = prepareAttempt(row, { id: "wh_1", url: "http://x", format: "trigger", timeoutMs: 1000, maxAttempts: 3, secrets: [] }, key, 5000);
+    const row: ClaimedRow = {
+      id: "1",
+      webhookId: "wh_1",
+      deliveryId: "msg_9",
+      eventType: "chain.test.apply",
+      data: { test: true },
+      attempts: 0,
+      createdAt,
+      fence: false,
+      leaseToken: "t",
+    };
+    const p = prepareAttempt(
+      row,
+      { id: "wh_1", url: "http://x", format: "trigger", timeoutMs: 1000, maxAttempts: 3, secrets: [] },
+      key,
+      5000,
+    );
     expect(JSON.parse(p.body)).toEqual({ payload: { test: true }, options: { idempotencyKey: "msg_9" } });
     expect(key.verify(`msg_9.${p.body}`, p.headers["x-service-signature"])).toBe(true);
   });

@@ -12,14 +12,30 @@ import {
   buildTxBody,
   MAX_ORPHANED,
 } from "../../../runtime/dispatcher/chain-payload.js";
-import { buildRowChangeData, buildRowReplayData, changeMatches, rowChangeType } from "../../../runtime/dispatcher/subgraph-payload.js";
+import {
+  buildRowChangeData,
+  buildRowReplayData,
+  changeMatches,
+  rowChangeType,
+} from "../../../runtime/dispatcher/subgraph-payload.js";
 import type { RowChange } from "../../../runtime/subgraphs/types.js";
 import { ev, tx } from "./chain-fixtures.js";
 
 describe("chain apply data", () => {
   it("has exactly SPEC.md's fields; stx_transfer → stx_transfer_event with memo, amount, sender, recipient", () => {
-    const e = ev({ type: "stx_transfer", eventIndex: 4, txId: "0xt", payload: { sender: "SP1", recipient: "SP2", amount: "10", memo: "0x00" } });
-    const data = buildApplyData({ trigger: "stx_transfer", tx: tx({ txId: "0xt" }), event: e, blockHash: "0xbh", blockHeight: 7 });
+    const e = ev({
+      type: "stx_transfer",
+      eventIndex: 4,
+      txId: "0xt",
+      payload: { sender: "SP1", recipient: "SP2", amount: "10", memo: "0x00" },
+    });
+    const data = buildApplyData({
+      trigger: "stx_transfer",
+      tx: tx({ txId: "0xt" }),
+      event: e,
+      blockHash: "0xbh",
+      blockHeight: 7,
+    });
     expect(data).toEqual({
       action: "apply",
       trigger: "stx_transfer",
@@ -27,14 +43,34 @@ describe("chain apply data", () => {
       block_hash: "0xbh",
       block_height: 7,
       canonical: true,
-      event: { type: "stx_transfer_event", event_index: 4, tx_id: "0xt", data: { memo: "0x00", amount: "10", sender: "SP1", recipient: "SP2" } },
+      event: {
+        type: "stx_transfer_event",
+        event_index: 4,
+        tx_id: "0xt",
+        data: { memo: "0x00", amount: "10", sender: "SP1", recipient: "SP2" },
+      },
     });
-    expect(Object.keys(data)).toEqual(["action", "trigger", "tx_id", "block_hash", "block_height", "canonical", "event"]);
+    expect(Object.keys(data)).toEqual([
+      "action",
+      "trigger",
+      "tx_id",
+      "block_hash",
+      "block_height",
+      "canonical",
+      "event",
+    ]);
     expect(applyType("stx_transfer")).toBe("chain.stx_transfer.apply");
   });
 
   it("contract_call is flat with raw-hex function_args", () => {
-    const call = tx({ txId: "0xc", txType: "contract_call", contractId: "SP1.amm", functionName: "swap", functionArgs: ["0x0100", "0x0516aa"], sender: "SP9" });
+    const call = tx({
+      txId: "0xc",
+      txType: "contract_call",
+      contractId: "SP1.amm",
+      functionName: "swap",
+      functionArgs: ["0x0100", "0x0516aa"],
+      sender: "SP9",
+    });
     expect(buildTxBody(call)).toEqual({
       type: "contract_call",
       event_index: -1,
@@ -44,7 +80,9 @@ describe("chain apply data", () => {
       function_args: ["0x0100", "0x0516aa"],
       caller: "SP9",
     });
-    expect(buildApplyData({ trigger: "contract_call", tx: call, blockHash: "0xb", blockHeight: 1 }).event).not.toHaveProperty("data");
+    expect(
+      buildApplyData({ trigger: "contract_call", tx: call, blockHash: "0xb", blockHeight: 1 }).event,
+    ).not.toHaveProperty("data");
   });
 
   it("a deploy is the bare tx type smart_contract", () => {
@@ -57,7 +95,12 @@ describe("chain apply data", () => {
   });
 
   it("print_event → the node's contract_event with contract_identifier, topic, value, raw_value", () => {
-    const e = ev({ type: "print", contractId: "SP1.m", topic: "print", payload: { contract_id: "SP1.m", topic: "print", value: { a: "1" }, raw_value: "0x0c" } });
+    const e = ev({
+      type: "print",
+      contractId: "SP1.m",
+      topic: "print",
+      payload: { contract_id: "SP1.m", topic: "print", value: { a: "1" }, raw_value: "0x0c" },
+    });
     expect(buildEventBody(e)).toEqual({
       type: "contract_event",
       event_index: 0,
@@ -82,13 +125,28 @@ describe("chain apply data", () => {
   });
 
   it("replays carry is_replay: true", () => {
-    expect(buildApplyData({ trigger: "stx_transfer", tx: tx(), event: ev({ type: "stx_transfer" }), blockHash: "0x", blockHeight: 1, isReplay: true }).is_replay).toBe(true);
+    expect(
+      buildApplyData({
+        trigger: "stx_transfer",
+        tx: tx(),
+        event: ev({ type: "stx_transfer" }),
+        blockHash: "0x",
+        blockHeight: 1,
+        isReplay: true,
+      }).is_replay,
+    ).toBe(true);
   });
 });
 
 describe("rollback data", () => {
   const apply = (i: number) =>
-    buildApplyData({ trigger: "ft_mint", tx: tx({ txId: `0x${i}` }), event: ev({ type: "ft_mint", txId: `0x${i}`, eventIndex: i }), blockHash: "0x", blockHeight: 3 });
+    buildApplyData({
+      trigger: "ft_mint",
+      tx: tx({ txId: `0x${i}` }),
+      event: ev({ type: "ft_mint", txId: `0x${i}`, eventIndex: i }),
+      blockHash: "0x",
+      blockHeight: 3,
+    });
 
   it("lists { tx_id, event } without the trigger tag", () => {
     expect(buildRollbackData(2, [apply(1)])).toEqual({
@@ -157,7 +215,9 @@ describe("subgraph row-change data", () => {
   });
 
   it("replay data", () => {
-    expect(buildRowReplayData("bns-names", "names", { _id: "3", _tx_id: "0x1", _block_height: "9", fqn: "a.btc" }, "0xib")).toEqual({
+    expect(
+      buildRowReplayData("bns-names", "names", { _id: "3", _tx_id: "0x1", _block_height: "9", fqn: "a.btc" }, "0xib"),
+    ).toEqual({
       action: "replay",
       subgraph: "bns-names",
       table: "names",

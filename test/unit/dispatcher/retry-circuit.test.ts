@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { settleAttempt } from "../../../runtime/dispatcher/attempt.js";
-import { CLOSED, type Circuit, recordOutcome, retryAt, sendAllowance, startProbe } from "../../../runtime/dispatcher/circuit.js";
+import {
+  CLOSED,
+  type Circuit,
+  recordOutcome,
+  retryAt,
+  sendAllowance,
+  startProbe,
+} from "../../../runtime/dispatcher/circuit.js";
 import type { ClaimedRow } from "../../../runtime/dispatcher/outbox-store.js";
 import { backoffDelay, DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from "../../../runtime/dispatcher/retry.js";
 
@@ -25,7 +32,9 @@ describe("backoffDelay", () => {
 
   it("defaults: 5 s base doubling to a 1 h cap, never below half the step", () => {
     const lows = Array.from({ length: 12 }, (_, i) => backoffDelay(i + 1, DEFAULT_RETRY_POLICY, () => 0));
-    expect(lows).toEqual([2500, 5000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 1_280_000, 1_800_000, 1_800_000]);
+    expect(lows).toEqual([
+      2500, 5000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 1_280_000, 1_800_000, 1_800_000,
+    ]);
   });
 });
 
@@ -61,26 +70,52 @@ describe("decideRetry", () => {
 });
 
 describe("settleAttempt", () => {
-  const row: ClaimedRow = { id: "1", webhookId: "w", deliveryId: "msg", eventType: "t", data: {}, attempts: 1, createdAt: new Date(0), fence: false, leaseToken: "k" };
-  const outcome = (status: number | null, error: string | null, retryAfter?: string) => ({ status, error, retryAfter, excerpt: null, durationMs: 20 });
+  const row: ClaimedRow = {
+    id: "1",
+    webhookId: "w",
+    deliveryId: "msg",
+    eventType: "t",
+    data: {},
+    attempts: 1,
+    createdAt: new Date(0),
+    fence: false,
+    leaseToken: "k",
+  };
+  const outcome = (status: number | null, error: string | null, retryAfter?: string) => ({
+    status,
+    error,
+    retryAfter,
+    excerpt: null,
+    durationMs: 20,
+  });
 
   it("2xx is delivered", () => {
-    expect(settleAttempt(row, { maxAttempts: 3 }, outcome(204, null), 1000, policy, () => 0)).toMatchObject({ attempt: 2, success: true, next: { status: "delivered" } });
+    expect(settleAttempt(row, { maxAttempts: 3 }, outcome(204, null), 1000, policy, () => 0)).toMatchObject({
+      attempt: 2,
+      success: true,
+      next: { status: "delivered" },
+    });
   });
 
   it("a failure is retried after the backoff from when it finished, honouring Retry-After", () => {
-    expect(settleAttempt(row, { maxAttempts: 3 }, outcome(500, "endpoint answered 500"), 1000, policy, () => 0).next).toEqual({
+    expect(
+      settleAttempt(row, { maxAttempts: 3 }, outcome(500, "endpoint answered 500"), 1000, policy, () => 0).next,
+    ).toEqual({
       status: "pending",
       at: new Date(1020 + 1000),
     });
-    expect(settleAttempt(row, { maxAttempts: 3 }, outcome(429, "endpoint answered 429", "30"), 1000, policy, () => 0).next).toEqual({
+    expect(
+      settleAttempt(row, { maxAttempts: 3 }, outcome(429, "endpoint answered 429", "30"), 1000, policy, () => 0).next,
+    ).toEqual({
       status: "pending",
       at: new Date(1020 + 30_000),
     });
   });
 
   it("the last failed attempt is dead; a timeout (no status) is a failure", () => {
-    expect(settleAttempt({ ...row, attempts: 2 }, { maxAttempts: 3 }, outcome(null, "timed out"), 0, policy, () => 0)).toMatchObject({
+    expect(
+      settleAttempt({ ...row, attempts: 2 }, { maxAttempts: 3 }, outcome(null, "timed out"), 0, policy, () => 0),
+    ).toMatchObject({
       attempt: 3,
       success: false,
       next: { status: "dead" },
@@ -114,7 +149,12 @@ describe("circuit breaker", () => {
   it("the probe's success closes; its failure reopens with a fresh cool-down", () => {
     const probing: Circuit = { state: "half_open", failures: 3, openedAt: 1000, probing: true };
     expect(recordOutcome(probing, true, 12_000, b)).toEqual(CLOSED);
-    expect(recordOutcome(probing, false, 12_000, b)).toEqual({ state: "open", failures: 4, openedAt: 12_000, probing: false });
+    expect(recordOutcome(probing, false, 12_000, b)).toEqual({
+      state: "open",
+      failures: 4,
+      openedAt: 12_000,
+      probing: false,
+    });
   });
 
   it("closed lets everything through", () => {

@@ -80,10 +80,24 @@ describe("checkWebhookUrl", () => {
   });
 });
 
-const col = (type: ColumnMeta["type"]): ColumnMeta => ({ type, indexed: false, searchable: false, nullable: true, system: false });
+const col = (type: ColumnMeta["type"]): ColumnMeta => ({
+  type,
+  indexed: false,
+  searchable: false,
+  nullable: true,
+  system: false,
+});
 const table: TableMeta = {
   name: "holdings",
-  columns: { kind: col("text"), amount: col("int"), holder: col("principal"), active: col("boolean"), _id: col("serial"), _block_height: col("bigint"), _created_at: col("timestamp") },
+  columns: {
+    kind: col("text"),
+    amount: col("int"),
+    holder: col("principal"),
+    active: col("boolean"),
+    _id: col("serial"),
+    _block_height: col("bigint"),
+    _created_at: col("timestamp"),
+  },
   uniqueKeys: [],
   filters: {},
   searchable: [],
@@ -102,7 +116,9 @@ function filterError(input: unknown): Record<string, unknown> | undefined {
 
 describe("parseRowFilter", () => {
   it("normalises bare values to eq and numbers to strings", () => {
-    expect(parseRowFilter({ kind: "ft", amount: { gte: 100, lt: "5000" }, holder: { in: ["SP1", "SP2"] } }, table)).toEqual({
+    expect(
+      parseRowFilter({ kind: "ft", amount: { gte: 100, lt: "5000" }, holder: { in: ["SP1", "SP2"] } }, table),
+    ).toEqual({
       kind: { eq: "ft" },
       amount: { gte: "100", lt: "5000" },
       holder: { in: ["SP1", "SP2"] },
@@ -127,7 +143,15 @@ describe("parseRowFilter", () => {
 });
 
 describe("rowMatches", () => {
-  const row = { kind: "ft", amount: "123456789012345678901234567890", holder: "SP1", active: true, _id: 5, _block_height: "10", _created_at: new Date("2026-01-01T00:00:00Z") };
+  const row = {
+    kind: "ft",
+    amount: "123456789012345678901234567890",
+    holder: "SP1",
+    active: true,
+    _id: 5,
+    _block_height: "10",
+    _created_at: new Date("2026-01-01T00:00:00Z"),
+  };
   it.each([
     [{ kind: { eq: "ft" } }, true],
     [{ kind: { neq: "ft" } }, false],

@@ -4,7 +4,12 @@
  * normalised.
  */
 import { describe, expect, it } from "vitest";
-import { parseTriggers, TRIGGER_FIELDS, TRIGGER_TYPES, type TriggerType } from "../../../runtime/dispatcher/triggers.js";
+import {
+  parseTriggers,
+  TRIGGER_FIELDS,
+  TRIGGER_TYPES,
+  type TriggerType,
+} from "../../../runtime/dispatcher/triggers.js";
 import { ServiceError } from "../../../runtime/internal/errors.js";
 
 /** The error parseTriggers throws for `input`. */
@@ -25,7 +30,7 @@ const VALUE: Record<string, string> = {
   trait: "sip-010",
   requestId: "7",
 };
-const valueOf = (field: string) => VALUE[field] ?? "SP000000000000000000002Q6VF78.*";
+const sampleValue = (field: string) => VALUE[field] ?? "SP000000000000000000002Q6VF78.*";
 
 describe("parseTriggers: the list", () => {
   it.each([
@@ -67,7 +72,7 @@ describe("parseTriggers: one trigger", () => {
     ALL_FIELDS.filter((f) => !TRIGGER_FIELDS[type].includes(f)).map((f): [TriggerType, string] => [type, f]),
   );
   it.each(outside)("%s with %s → field outside the type's set", (type, field) => {
-    const err = failure([{ type, [field]: valueOf(field) }]);
+    const err = failure([{ type, [field]: sampleValue(field) }]);
     expect(err.code).toBe("INVALID_TRIGGER");
     expect(err.details).toEqual({ index: 0, field });
     expect(err.message).toContain(`${field} is not allowed on ${type}`);
@@ -101,7 +106,10 @@ describe("parseTriggers: one trigger", () => {
   });
 
   it("maxAmount below minAmount → field maxAmount", () => {
-    expect(failure([{ type: "stx_transfer", minAmount: "10", maxAmount: "9" }]).details).toEqual({ index: 0, field: "maxAmount" });
+    expect(failure([{ type: "stx_transfer", minAmount: "10", maxAmount: "9" }]).details).toEqual({
+      index: 0,
+      field: "maxAmount",
+    });
   });
 
   it.each([
@@ -117,17 +125,23 @@ describe("parseTriggers: one trigger", () => {
     ["too long", "x".repeat(257)],
     ["not a string", 42],
   ])("pattern field %s → that field", (_n, value) => {
-    expect(failure([{ type: "contract_call", functionName: value }]).details).toEqual({ index: 0, field: "functionName" });
+    expect(failure([{ type: "contract_call", functionName: value }]).details).toEqual({
+      index: 0,
+      field: "functionName",
+    });
   });
 
   it("requestId must be digits", () => {
-    expect(failure([{ type: "sbtc_withdrawal_accept", requestId: "abc" }]).details).toEqual({ index: 0, field: "requestId" });
+    expect(failure([{ type: "sbtc_withdrawal_accept", requestId: "abc" }]).details).toEqual({
+      index: 0,
+      field: "requestId",
+    });
   });
 });
 
 describe("parseTriggers: accepted", () => {
   it.each(TRIGGER_TYPES)("%s with every allowed field", (type) => {
-    const raw = Object.fromEntries([["type", type], ...TRIGGER_FIELDS[type].map((f) => [f, valueOf(f)])]);
+    const raw = Object.fromEntries([["type", type], ...TRIGGER_FIELDS[type].map((f) => [f, sampleValue(f)])]);
     expect(parseTriggers([raw])).toEqual([raw]);
   });
 

@@ -16,10 +16,22 @@ import {
 const keyA = signingKeyFromSeed(new Uint8Array(32).fill(1));
 const keyB = signingKeyFromSeed(new Uint8Array(32).fill(2));
 const secret = generateSecret();
-const body = JSON.stringify({ type: "chain.test.apply", timestamp: "2026-01-01T00:00:00.000Z", data: { test: true, message: "m", webhook_id: "wh", sent_at: "x" } });
+const body = JSON.stringify({
+  type: "chain.test.apply",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  data: { test: true, message: "m", webhook_id: "wh", sent_at: "x" },
+});
 
 function signed(key = keyA, id = "msg_1", ts = Math.floor(Date.now() / 1000), secrets = [secret]) {
-  return buildDeliveryHeaders({ format: "standard-webhooks", deliveryId: id, body, contentType: "application/json", timestampSeconds: ts, signer: key, secrets });
+  return buildDeliveryHeaders({
+    format: "standard-webhooks",
+    deliveryId: id,
+    body,
+    contentType: "application/json",
+    timestampSeconds: ts,
+    signer: key,
+    secrets,
+  });
 }
 
 /** A fetch serving whichever key is current, counting calls. */
@@ -29,7 +41,10 @@ function keyServer(initial = keyA) {
   const fetchFn = (async (url: string) => {
     calls++;
     expect(url).toBe("http://node.example/public/streams/signing-key");
-    return new Response(JSON.stringify({ key_id: current.keyId, algorithm: "ed25519", public_key_pem: current.publicKeyPem }), { status: 200 });
+    return new Response(
+      JSON.stringify({ key_id: current.keyId, algorithm: "ed25519", public_key_pem: current.publicKeyPem }),
+      { status: 200 },
+    );
   }) as unknown as typeof fetch;
   return { fetchFn, rotate: (k: typeof keyA) => (current = k), calls: () => calls };
 }
@@ -47,7 +62,12 @@ describe("createDeliveryVerifier", () => {
   it("refreshes when the key id changes, and refuses an unknown id without refetching in a loop", async () => {
     let now = 0;
     const server = keyServer();
-    const verifier = createDeliveryVerifier({ baseUrl: "http://node.example", fetch: server.fetchFn, now: () => now, minRefreshMs: 1000 });
+    const verifier = createDeliveryVerifier({
+      baseUrl: "http://node.example",
+      fetch: server.fetchFn,
+      now: () => now,
+      minRefreshMs: 1000,
+    });
     await verifier.verify(signed(), body);
     server.rotate(keyB);
     now = 5000;
@@ -85,11 +105,23 @@ describe("verifyHmac", () => {
 });
 
 describe("decodeChainDelivery", () => {
-  const apply = { action: "apply", trigger: "stx_transfer", tx_id: "0x1", block_hash: "0x2", block_height: 1, canonical: true, event: { type: "stx_transfer_event" } };
+  const apply = {
+    action: "apply",
+    trigger: "stx_transfer",
+    tx_id: "0x1",
+    block_hash: "0x2",
+    block_height: 1,
+    canonical: true,
+    event: { type: "stx_transfer_event" },
+  };
   it("decodes apply, rollback and test deliveries", () => {
-    expect(decodeChainDelivery(JSON.stringify({ type: "chain.stx_transfer.apply", timestamp: "t", data: apply })).data).toEqual(apply);
+    expect(
+      decodeChainDelivery(JSON.stringify({ type: "chain.stx_transfer.apply", timestamp: "t", data: apply })).data,
+    ).toEqual(apply);
     const rb = { action: "rollback", fork_point_height: 1, orphaned: [], truncated: false };
-    expect(decodeChainDelivery(JSON.stringify({ type: "chain.reorg.rollback", timestamp: "t", data: rb })).type).toBe("chain.reorg.rollback");
+    expect(decodeChainDelivery(JSON.stringify({ type: "chain.reorg.rollback", timestamp: "t", data: rb })).type).toBe(
+      "chain.reorg.rollback",
+    );
     expect(decodeChainDelivery(body).data).toMatchObject({ test: true });
   });
 
@@ -99,7 +131,10 @@ describe("decodeChainDelivery", () => {
     ["cloudevents", JSON.stringify({ specversion: "1.0", type: "chain.stx_transfer.apply", data: apply })],
     ["inngest", JSON.stringify([{ name: "chain.stx_transfer.apply", data: apply }])],
     ["a subgraph delivery", JSON.stringify({ type: "bns-names.names.created", timestamp: "t", data: {} })],
-    ["apply with the wrong action", JSON.stringify({ type: "chain.stx_transfer.apply", timestamp: "t", data: { ...apply, action: "rollback" } })],
+    [
+      "apply with the wrong action",
+      JSON.stringify({ type: "chain.stx_transfer.apply", timestamp: "t", data: { ...apply, action: "rollback" } }),
+    ],
     ["test without data.test", JSON.stringify({ type: "chain.test.apply", timestamp: "t", data: {} })],
   ])("throws on %s", (_n, raw) => {
     expect(() => decodeChainDelivery(raw)).toThrow(DeliveryVerificationError);

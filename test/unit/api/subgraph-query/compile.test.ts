@@ -11,7 +11,9 @@ import {
   compileListPage,
   compileMaxId,
   compileRowById,
+  compileResumeForkPoint,
   compileStreamBatch,
+  compileTableHead,
   escapeLike,
 } from "../../../../runtime/api/subgraph-query/compile.js";
 import { parseAggregateQuery, parseListQuery } from "../../../../runtime/api/subgraph-query/parse.js";
@@ -276,6 +278,11 @@ describe("aggregates, single rows, streams", () => {
       sql: `SELECT COALESCE(max("_id"), 0) AS id FROM ${H} WHERE "_id" < $1::bigint`,
       params: ["9"],
     });
+    expect(compileTableHead(odd)).toEqual({
+      sql: `SELECT COALESCE(max("_id"), 0) AS id, $1::regclass::oid AS oid FROM "sg_o""dd"."we""ird"`,
+      params: ['"sg_o""dd"."we""ird"'],
+    });
+    expect(compileResumeForkPoint(holdings, "7").params).toEqual(["7"]);
     expect(compileExistingIds(holdings, ["3", "4"])).toEqual({
       sql: `SELECT "_id" AS id FROM ${H} WHERE "_id" = ANY($1::bigint[])`,
       params: ["{3,4}"],
