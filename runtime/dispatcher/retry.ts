@@ -5,7 +5,8 @@
  * Delay after failed attempt n (1-based): d = min(cap, base · 2^(n-1)), drawn uniformly from
  * [d/2, d] ("equal jitter": never less than half the step, so retries still back off, yet
  * endpoints recovering together are not hit in lockstep). With the defaults (5 s base, 1 h cap)
- * the waits are ~5 s, 10 s, 20 s, 40 s, 80 s, 160 s, 320 s, 640 s, 1280 s, 2560 s, then 1 h.
+ * the steps are 5 s, 10 s, 20 s, 40 s, 80 s, 160 s, 320 s, 640 s, 1280 s, 2560 s, then 1 h: with
+ * 10 attempts (9 waits) a delivery is retried for about 21 to 43 minutes before it is dead.
  */
 
 export interface RetryPolicy {

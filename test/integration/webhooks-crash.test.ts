@@ -90,13 +90,21 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
       const d = JSON.parse(body).data;
       return `${d.block_hash}:${d.tx_id}:${d.event.event_index}`;
     };
-    // Rows leased by the dead process come back when their lease ends (timeout + margin).
+    // Rows the dead process had claimed come back when their lease ends (timeout + margin) and are
+    // sent again under the same delivery id; wait until the log shows every row delivered.
+    const live = webhookClient(second.apiUrl);
     await waitFor(
-      () => new Set(receiver.requests.filter((r) => r.status === 200).map((r) => keyOf(r.body))).size === expected,
-      {
-        timeoutMs: 90_000,
-        intervalMs: 200,
+      async () => {
+        const log = (await live.deliveries("crash", "?limit=1000")).body.deliveries as {
+          deliveryId: string;
+          deliveryStatus: string;
+        }[];
+        const seen = new Set<string>();
+        for (const entry of log) if (entry.deliveryStatus === "delivered") seen.add(entry.deliveryId);
+        // (the log pages newest first; 1000 is more than this test's rows plus their retries)
+        return seen.size === expected;
       },
+      { timeoutMs: 90_000, intervalMs: 250 },
     );
 
     const delivered = receiver.requests.filter((r) => r.status === 200);

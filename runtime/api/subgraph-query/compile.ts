@@ -5,7 +5,8 @@
  * `$n` parameter cast to the column's type, so each predicate can use the table's indexes.
  *
  * Keyset pages (each table has a `(col, _id)` btree per indexed column, migration.sql):
- * - `_id` order: `WHERE _id > $1 ORDER BY _id` (`<` and DESC for `_order=desc`);
+ * - `_id` order: `WHERE _id > $1 ORDER BY _id` (`<` and DESC for `_order=desc`); with a filter
+ *   `col = v` the planner may walk the `(col, _id)` index (same order) or the primary key;
  * - `_sort=col`: `WHERE (col, _id) > ($1, $2) ORDER BY col, _id` — the same direction on both
  *   keys, so the `(col, _id)` index serves both orders and a deep page costs what the first does.
  * - NULLs of a nullable sort column sort after every value in `asc` and before every value in
