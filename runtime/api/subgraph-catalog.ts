@@ -8,11 +8,12 @@
  * `tip` (every list response): `block_height` = the canonical chain tip (control.chain_tip),
  * `subgraph_height` = the last block the subgraph processed (control.subgraphs; the chain tip
  * when nothing records it), `blocks_behind` = the difference, never negative. Values are
- * cached per process for at most TIP_CACHE_MS and dropped on every chain-hub signal, so a
- * list request costs no extra query in steady state.
+ * cached per process (per chain hub) for at most TIP_CACHE_MS and dropped on every chain-hub
+ * signal, so a list request costs no extra query in steady state; a response read in the few
+ * milliseconds between a block's commit and its notification may show the previous tip.
  */
 import { subgraphs as generatedSubgraphs } from "../../generated/index.js";
-import type { Db, Queryable } from "../db/types.js";
+import type { Queryable } from "../db/types.js";
 import { notFound, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
 import { didYouMean } from "./query-params.js";
@@ -108,23 +109,18 @@ interface TipState {
   subgraphs: Map<string, { height: number | null; progress: ProgressJson | null }>;
 }
 
-/** Per-database cache (one per service), dropped on chain-hub signals. */
-const tipCaches = new WeakMap<Db, { state: TipState | null }>();
-const hubsWatched = new WeakSet<ChainHub>();
+/** Per-process cache, one per chain hub (one per service), dropped on every hub signal. */
+const tipCaches = new WeakMap<ChainHub, { state: TipState | null }>();
 
-function cacheFor(ctx: HandlerContext): { state: TipState | null } {
-  let cache = tipCaches.get(ctx.db);
+function cacheFor(hub: ChainHub): { state: TipState | null } {
+  let cache = tipCaches.get(hub);
   if (!cache) {
-    cache = { state: null };
-    tipCaches.set(ctx.db, cache);
-  }
-  const hub = ctx.chainHub;
-  if (hub && !hubsWatched.has(hub)) {
-    const c = cache;
+    const c: { state: TipState | null } = { state: null };
     hub.subscribe((signal) => {
       if (signal.kind !== "ping") c.state = null;
     });
-    hubsWatched.add(hub);
+    tipCaches.set(hub, c);
+    cache = c;
   }
   return cache;
 }
@@ -166,7 +162,8 @@ async function readTipState(ctx: HandlerContext): Promise<TipState> {
 }
 
 async function tipState(ctx: HandlerContext): Promise<TipState> {
-  const cache = cacheFor(ctx);
+  if (!ctx.chainHub) return readTipState(ctx); // no notifications to invalidate a cache with
+  const cache = cacheFor(ctx.chainHub);
   if (cache.state && Date.now() - cache.state.at < TIP_CACHE_MS) return cache.state;
   const state = await readTipState(ctx);
   cache.state = state;

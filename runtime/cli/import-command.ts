@@ -5,6 +5,8 @@ import { createIngestor } from "../chain/ingest.js";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
+import { createChainOutbox } from "../dispatcher/chain-outbox.js";
+import { createSubgraphOutbox } from "../dispatcher/subgraph-outbox.js";
 import { createSubgraphEngine } from "../subgraphs/index.js";
 import { DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
 import { createProgress } from "./progress.js";
@@ -45,8 +47,13 @@ export function registerImportCommand(program: Command): void {
           db,
           logger,
           finalityBurnConfirmations: config.finalityBurnConfirmations,
-          hooks: [subgraphs.hooks],
+          // Webhook outbox rows too, exactly as on the observer path; the service delivers them.
+          hooks: [
+            subgraphs.hooks,
+            createChainOutbox({ logger, sbtcRegistry: config.contracts.sbtcRegistryContractId }),
+          ],
         });
+        subgraphs.onRowChanges(createSubgraphOutbox());
         if (!opts.quiet)
           process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress(), {

@@ -14,7 +14,7 @@ import type { TableMeta } from "../../runtime/subgraphs/types.js";
 import { type RawRequest, expectedChain } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
-import { postObserver, startTestService } from "../support/service.js";
+import { postObserver, startTestService, waitFor } from "../support/service.js";
 import { canonicalBlocks, expectedContracts, expectedHoldings } from "../support/subgraph-expect.js";
 import {
   type ModelRow,
@@ -183,9 +183,14 @@ describe("read routes over indexed chains", () => {
         const base = service.apiUrl;
         const rand = prng(`${SIM_SEED}/${c.name}`);
         const chain = expectedChain(c.requests);
-        const list = await getJson<{
+        type Listing = {
           subgraphs: { name: string; tables: Record<string, { rowCount: number }>; tip: Record<string, number> }[];
-        }>(`${base}/v1/subgraphs`);
+        };
+        // The tip is cached per process and refreshed by the block's notification: wait for it.
+        const list = await waitFor(async () => {
+          const l = await getJson<Listing>(`${base}/v1/subgraphs`);
+          return l.subgraphs.every((s) => s.tip.block_height === chain.tipHeight) ? l : null;
+        });
         expect(list.subgraphs.map((s) => s.name)).toEqual([
           "asset-holdings",
           "bns-names",
