@@ -25,6 +25,8 @@ const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30);
 const ACK_BLOCKS = Number(process.env.BENCH_ACK_BLOCKS ?? 300);
 const ONLY = process.env.BENCH_DB; // "pglite" | "postgres" | undefined (both)
+/** BENCH_ACK_ONLY=1: only the observer acknowledgement latency. */
+const ACK_ONLY = process.env.BENCH_ACK_ONLY === "1";
 const WORK = path.join(REPO_ROOT, ".tmp/bench");
 const CLI = path.join(REPO_ROOT, "dist/runtime/cli/main.js");
 const CHAIN_ONLY = path.join(REPO_ROOT, "test/bench/import-chain-only.ts");
@@ -127,6 +129,8 @@ async function ackLatency(label: string, db: Db) {
   );
 }
 
+class SkipImport extends Error {}
+
 async function main() {
   if (!fs.existsSync(CLI)) throw new Error("build first: npm run build");
   const { file } = await simulatedTsv();
@@ -137,8 +141,7 @@ async function main() {
   if (ONLY !== "postgres") {
     const dataDir = path.join(WORK, "pglite-data");
     fs.rmSync(dataDir, { recursive: true, force: true });
-    const figures = runImport(file, { DATA_DIR: dataDir });
-    report("PGlite", figures, dirBytes(dataDir));
+    if (!ACK_ONLY) report("PGlite", runImport(file, { DATA_DIR: dataDir }), dirBytes(dataDir));
     const db = await createPgliteDb(undefined);
     await ackLatency("PGlite", db);
     await db.close();
@@ -150,11 +153,14 @@ async function main() {
     }
     const created = await createPgDatabase();
     try {
+      if (ACK_ONLY) throw new SkipImport();
       const figures = runImport(file, { DATABASE_URL: created.url });
       const db = await createPostgresDb(created.url, 2);
       const { rows } = await db.query<{ size: string }>("SELECT pg_database_size(current_database()) AS size");
       await db.close();
       report("PostgreSQL", figures, Number(rows[0].size));
+    } catch (err) {
+      if (!(err instanceof SkipImport)) throw err;
     } finally {
       await created.drop();
     }
