@@ -19,7 +19,7 @@ import { type TestDb, createTestDb } from "../support/db.js";
 import { postObserver, startTestService, waitFor } from "../support/service.js";
 import {
   type ModelRow,
-  type SseClient,
+  type SubgraphSseClient as SseClient,
   applyRowFrames,
   commitBlock,
   commitReorg,

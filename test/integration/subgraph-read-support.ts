@@ -4,7 +4,7 @@
  * must return (sorting, filtering, BigInt aggregates — sharing no code with runtime/), HTTP
  * helpers (page walks) and an SSE client over fetch + eventsource-parser.
  */
-import { type EventSourceMessage, createParser } from "eventsource-parser";
+import { type SseClient, type SseItem, openSse as openBaseSse } from "../support/sse.js";
 import { expect } from "vitest";
 import type { Db, Queryable } from "../../runtime/db/types.js";
 
@@ -477,41 +477,20 @@ export async function walk(
 
 // ---------------------------------------------------------------- SSE
 
-export type SseItem =
-  | { kind: "event"; id: string | undefined; event: string | undefined; data: string }
-  | { kind: "comment"; text: string };
+export type { SseItem } from "../support/sse.js";
 
-export interface SseClient {
-  status: number;
-  items: SseItem[];
+export interface SubgraphSseClient extends SseClient {
   /** Row frames (default event) parsed, in arrival order. */
   rows(): ModelRow[];
   lastId(): string | undefined;
-  close(): void;
-  done: Promise<void>;
 }
 
-/** Opens an SSE stream with fetch and parses it with eventsource-parser (v3). */
-export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
-  const controller = new AbortController();
-  const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: controller.signal });
-  const items: SseItem[] = [];
-  const parser = createParser({
-    onEvent: (m: EventSourceMessage) => items.push({ kind: "event", id: m.id, event: m.event, data: m.data }),
-    onComment: (text: string) => items.push({ kind: "comment", text: text.trim() }),
-  });
-  const done = (async () => {
-    if (!res.body) return;
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
-    } catch {
-      // aborted
-    }
-  })();
+/** The shared SSE client plus row helpers for subgraph streams. */
+export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SubgraphSseClient> {
+  const client = await openBaseSse(url, headers);
+  const { items } = client;
   return {
-    status: res.status,
-    items,
+    ...client,
     rows: () =>
       items
         .filter((i) => i.kind === "event" && i.event === undefined)
@@ -521,8 +500,6 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       const last = ids[ids.length - 1];
       return last?.kind === "event" ? last.id : undefined;
     },
-    close: () => controller.abort(),
-    done,
   };
 }
 
