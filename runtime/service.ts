@@ -2,10 +2,12 @@
  * The service (DESIGN.md §2, §4): opens the database, migrates, recovers the journal, starts the
  * observer and the API, and registers every resource's close with one shutdown registry.
  */
+import path from "node:path";
 import { createApiApp } from "./api/app.js";
 import { createChainHub } from "./api/chain-hub.js";
 import { startApiServer } from "./api/server.js";
 import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
+import { openFileJournal } from "./chain/file-journal.js";
 import { createObserverApp } from "./chain/observer.js";
 import { createJournalProcessor } from "./chain/processor.js";
 import { readIngestStatus } from "./chain/status.js";
@@ -73,7 +75,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     shutdown.add("webhook row-change listener", stopListening);
     const hooks = [subgraphs.hooks, webhooks.hooks, ...(options.hooks ?? [])];
     const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks });
-    const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome });
+    // The embedded database has one connection: journal observer requests to an fsynced file so an
+    // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
+    const fileJournal =
+      !options.db && db.kind === "pglite" ? openFileJournal(path.join(config.dataDir, "journal")) : undefined;
+    if (fileJournal) shutdown.add("journal file", () => fileJournal.close());
+    const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome, fileJournal });
     shutdown.add("ingestion", () => processor.stop());
 
     const chainHub = await createChainHub({ db, logger });
@@ -99,7 +106,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await processor.start(); // recover what was journaled but not processed before the last stop
     await webhooks.dispatcher.start();
     shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
-    const observer = createObserverApp({ ingestor, processor, logger, bodyLimit: config.observerBodyLimit });
+    const observer = createObserverApp({
+      ingestor,
+      processor,
+      logger,
+      bodyLimit: config.observerBodyLimit,
+      fileJournal,
+    });
     const observerServer = await startApiServer(observer, {
       host: config.observerHost,
       port: config.observerPort,

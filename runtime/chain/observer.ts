@@ -4,6 +4,7 @@
  */
 import express from "express";
 import type { Logger } from "../internal/logger.js";
+import type { FileJournal } from "./file-journal.js";
 import type { Ingestor } from "./ingest.js";
 import type { JournalProcessor } from "./processor.js";
 
@@ -24,6 +25,8 @@ export function createObserverApp(deps: {
   processor: JournalProcessor;
   logger: Logger;
   bodyLimit: number;
+  /** Embedded database: journal to this fsynced file (acks never wait for the database). */
+  fileJournal?: FileJournal;
 }): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -41,6 +44,12 @@ export function createObserverApp(deps: {
       deps.logger.warn({ msg: "unknown observer path; journaled", path });
     }
     try {
+      if (deps.fileJournal) {
+        const entry = await deps.fileJournal.append(path, body);
+        res.status(200).json({ result: "ok" });
+        deps.processor.enqueue(entry);
+        return;
+      }
       const id = await deps.ingestor.journal(path, body);
       res.status(200).json({ result: "ok" });
       deps.processor.enqueue({ id, path, body });

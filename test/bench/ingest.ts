@@ -12,7 +12,6 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseConfig } from "../../runtime/config/index.js";
-import { createPgliteDb } from "../../runtime/db/pglite.js";
 import { createPostgresDb } from "../../runtime/db/postgres.js";
 import type { Db } from "../../runtime/db/types.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
@@ -101,9 +100,11 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 /** Time from POST to 200 for each /new_block of a 30-event simulated chain, on a running service. */
-async function ackLatency(label: string, db: Db) {
-  const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", NETWORK: "devnet" });
-  const service = await startService({ config, logger: silentLogger, db });
+async function ackLatency(label: string, target: Db | { dataDir: string }) {
+  const dataDir = "dataDir" in target ? target.dataDir : path.join(WORK, "unused");
+  const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", NETWORK: "devnet", DATA_DIR: dataDir });
+  // A service opening its own embedded database journals to a file, as `npm start` does.
+  const service = await startService({ config, logger: silentLogger, db: "dataDir" in target ? undefined : target });
   const sim = new ChainSimulator(
     { seed: "ack", blocks: ACK_BLOCKS, eventsPerBlock: 30, forkRate: 0 },
     { recordTruth: false },
@@ -142,9 +143,9 @@ async function main() {
     const dataDir = path.join(WORK, "pglite-data");
     fs.rmSync(dataDir, { recursive: true, force: true });
     if (!ACK_ONLY) report("PGlite", runImport(file, { DATA_DIR: dataDir }), dirBytes(dataDir));
-    const db = await createPgliteDb(undefined);
-    await ackLatency("PGlite", db);
-    await db.close();
+    const ackDir = path.join(WORK, "pglite-ack");
+    fs.rmSync(ackDir, { recursive: true, force: true });
+    await ackLatency("PGlite", { dataDir: ackDir });
   }
   if (ONLY !== "pglite") {
     if (!(await postgresReachable())) {
