@@ -29,7 +29,7 @@ test: $(NODE_MODULES)
 	node test/run.mjs
 
 ## bench: ingest and webhook delivery benchmarks (prints figures; not a test)
-bench: $(NODE_MODULES)
+bench: build
 	npx tsx test/bench/ingest.ts
 	npx tsx test/bench/webhooks.ts
 
