@@ -9,7 +9,8 @@ import type { ColumnModel, SubgraphModel, TableModel } from "./model.js";
 import { indexName, sqlIdent } from "./naming.js";
 import { renderTemplate } from "./template-helpers.js";
 
-const SQL_TYPES: Record<ColumnModel["type"], string> = {
+/** Spec column type → SQL type; also used by the run-time schema diff, so ALTER matches CREATE. */
+export const SQL_TYPES: Record<ColumnModel["type"], string> = {
   text: "text",
   principal: "text",
   int: "numeric",

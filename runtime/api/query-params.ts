@@ -104,7 +104,8 @@ export function rejectListAliases(query: QueryInput): void {
   for (const name of Object.keys(query)) rejectAlias(name, LIST_PARAM_ALIASES);
 }
 
-function rejectAlias(name: string, aliases: Readonly<Record<string, string>>): void {
+/** Throws when `name` is a refused alias (`_offset`, bare `limit`/`order`/`sort`), naming the right one. */
+export function rejectAlias(name: string, aliases: Readonly<Record<string, string>> = LIST_PARAM_ALIASES): void {
   if (!Object.hasOwn(aliases, name)) return;
   const use = aliases[name];
   const why = use === "cursor" ? "pagination is by keyset: pass back next_cursor as" : "use";

@@ -226,7 +226,8 @@ function rowToTx(r: Row): DecodedTx {
   };
 }
 
-function rowToEvent(r: Row): DecodedEvent {
+/** A chain.events row as the decoder produced it. */
+export function rowToEvent(r: Row): DecodedEvent {
   return {
     eventIndex: Number(r.event_index),
     nodeEventIndex: Number(r.node_event_index),

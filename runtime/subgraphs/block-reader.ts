@@ -5,8 +5,9 @@
  * contexts need: committed events of the listened types, and light transaction columns.
  * Produces DecodedBlocks (unused fields empty) for buildHandlerContexts.
  */
+import { rowToEvent } from "../chain/block-store.js";
 import type { Queryable } from "../db/types.js";
-import type { ClarityJson, DecodedBlock, DecodedEvent, DecodedTx, EventType, TxType } from "../chain/types.js";
+import type { ClarityJson, DecodedBlock, DecodedTx, TxType } from "../chain/types.js";
 
 type Row = Record<string, unknown>;
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -48,7 +49,7 @@ export async function readCanonicalRange(
   const eventTypeList = eventTypes.filter((t) => t !== "contract_call" && t !== "contract_deploy");
   if (eventTypeList.length > 0) {
     const { rows } = await q.query<Row>(
-      `SELECT index_block_hash, event_index, node_event_index, tx_id, tx_index, event_type, contract_id,
+      `SELECT index_block_hash, event_index, node_event_index, tx_id, tx_index, committed, event_type, contract_id,
               asset_identifier, sender, recipient, amount, topic, payload
          FROM chain.events
         WHERE canonical AND committed AND block_height BETWEEN $1 AND $2 AND event_type = ANY($3::text[])
@@ -96,23 +97,5 @@ function rowToTx(r: Row): DecodedTx {
     microblockHash: null,
     contractInterface: null,
     vmError: null,
-  };
-}
-
-function rowToEvent(r: Row): DecodedEvent {
-  return {
-    eventIndex: Number(r.event_index),
-    nodeEventIndex: Number(r.node_event_index),
-    txId: String(r.tx_id),
-    txIndex: Number(r.tx_index),
-    committed: true,
-    type: r.event_type as EventType,
-    contractId: str(r.contract_id),
-    assetIdentifier: str(r.asset_identifier),
-    sender: str(r.sender),
-    recipient: str(r.recipient),
-    amount: str(r.amount),
-    topic: str(r.topic),
-    payload: r.payload as DecodedEvent["payload"],
   };
 }

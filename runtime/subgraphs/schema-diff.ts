@@ -8,6 +8,7 @@
  * - breaking: a table or column removed, a column's type changed, a column becoming NOT NULL, a new
  *   NOT NULL column on an existing table, unique keys changed (upserts and increments depend on them).
  */
+import { SQL_TYPES as SPEC_SQL_TYPES } from "../../generator/emit-migration.js";
 import { sqlIdent } from "../../generator/naming.js";
 import type { ColumnType, TableMeta } from "./types.js";
 
@@ -19,17 +20,7 @@ export interface SchemaDiff {
   statements: string[];
 }
 
-const SQL_TYPES: Record<ColumnType, string> = {
-  text: "text",
-  principal: "text",
-  int: "numeric",
-  uint: "numeric",
-  bigint: "numeric",
-  timestamp: "timestamptz",
-  boolean: "boolean",
-  jsonb: "jsonb",
-  serial: "bigint",
-};
+const SQL_TYPES: Record<ColumnType, string> = { ...SPEC_SQL_TYPES, serial: "bigint" };
 
 const keyList = (keys: readonly (readonly string[])[]) =>
   keys

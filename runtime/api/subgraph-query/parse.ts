@@ -14,7 +14,7 @@
 import { badRequest } from "../../internal/errors.js";
 import type { ColumnMeta, FilterOperator, TableMeta } from "../../subgraphs/types.js";
 import {
-  LIST_PARAM_ALIASES,
+  rejectAlias,
   type QueryInput,
   didYouMean,
   parseEnumParam,
@@ -184,18 +184,7 @@ function scanParams(
       filters.push(filter);
       continue;
     }
-    if (options.aliases && Object.hasOwn(LIST_PARAM_ALIASES, name)) {
-      const use = LIST_PARAM_ALIASES[name];
-      const why = use === "cursor" ? "pagination is by keyset: pass back next_cursor as" : "use";
-      throw badRequest(
-        "INVALID_PARAMETER",
-        `query parameter ${JSON.stringify(name)} is not accepted here; ${why} ${JSON.stringify(use)}`,
-        {
-          parameter: name,
-          use,
-        },
-      );
-    }
+    if (options.aliases) rejectAlias(name);
     const suggestion = didYouMean(name, [...reserved, ...filterParamNames(meta)]);
     throw badRequest(
       "UNKNOWN_PARAMETER",
