@@ -24,20 +24,6 @@ export interface ModelEvent {
   topic: string | null;
 }
 
-const TYPES: Record<string, string> = {
-  stx_transfer_event: "stx_transfer",
-  stx_mint_event: "stx_mint",
-  stx_burn_event: "stx_burn",
-  stx_lock_event: "stx_lock",
-  ft_transfer_event: "ft_transfer",
-  ft_mint_event: "ft_mint",
-  ft_burn_event: "ft_burn",
-  nft_transfer_event: "nft_transfer",
-  nft_mint_event: "nft_mint",
-  nft_burn_event: "nft_burn",
-  contract_event: "print",
-};
-
 // biome-ignore lint/suspicious/noExplicitAny: raw node JSON
 type Json = any;
 
@@ -67,12 +53,12 @@ export function modelChain(requests: RawRequest[]): ModelChain {
   for (const b of canonicalBlocks) {
     const txIndex = new Map<string, number>(b.transactions.map((t: Json) => [t.txid.toLowerCase(), t.tx_index]));
     const known = b.events
-      .filter((e: Json) => TYPES[e.type])
+      .filter((e: Json) => NODE_TYPE_TO_OURS[e.type])
       .map((e: Json) => ({ e, txi: txIndex.get(e.txid.toLowerCase()) as number }))
       .sort((x: Json, y: Json) => x.txi - y.txi || x.e.event_index - y.e.event_index);
     known.forEach(({ e, txi }: Json, ordinal: number) => {
       if (!e.committed) return;
-      const type = TYPES[e.type];
+      const type = NODE_TYPE_TO_OURS[e.type];
       const body = e[e.type];
       const ev: ModelEvent = {
         cursor: `${b.block_height}:${ordinal}`,
@@ -154,6 +140,7 @@ export function replayFixtures(): { name: string; requests: RawRequest[] }[] {
 /** One received SSE frame (events and comments). */
 export { openSse, type SseClient, type SseItem } from "../support/sse.js";
 import type { SseItem } from "../support/sse.js";
+import { NODE_TYPE_TO_OURS } from "../support/chain-model.js";
 
 /** Applies the SSE client contract: events append; a reorg drops everything above its fork point. */
 export function applyFrames(items: SseItem[]): {

@@ -8,7 +8,8 @@ export interface RawRequest {
   body: string;
 }
 
-const NODE_TYPE_TO_OURS: Record<string, string> = {
+/** The node's event type names → ours, written out literally for tests (independent of the decoder). */
+export const NODE_TYPE_TO_OURS: Record<string, string> = {
   stx_transfer_event: "stx_transfer",
   stx_mint_event: "stx_mint",
   stx_burn_event: "stx_burn",

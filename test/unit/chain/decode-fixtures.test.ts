@@ -7,24 +7,12 @@ import { describe, expect, it } from "vitest";
 import { decodeNewBlock, decodeNewBurnBlock } from "../../../runtime/chain/decode/index.js";
 import type { DecodedBlock } from "../../../runtime/chain/types.js";
 import { hasFixtures, listObserverFixtures, newBlockBodies, readReplayTsv } from "../../support/fixtures.js";
+import { NODE_TYPE_TO_OURS } from "../../support/chain-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: raw node JSON, read field by field below
 type Raw = any;
 
 /** Node event type → our event type, as the Streams API names them. */
-const TYPE_NAMES: Record<string, string> = {
-  stx_transfer_event: "stx_transfer",
-  stx_mint_event: "stx_mint",
-  stx_burn_event: "stx_burn",
-  stx_lock_event: "stx_lock",
-  ft_transfer_event: "ft_transfer",
-  ft_mint_event: "ft_mint",
-  ft_burn_event: "ft_burn",
-  nft_transfer_event: "nft_transfer",
-  nft_mint_event: "nft_mint",
-  nft_burn_event: "nft_burn",
-  contract_event: "print",
-};
 
 const PAYLOAD_NAMES: Record<number, string> = {
   [PayloadType.TokenTransfer]: "token_transfer",
@@ -50,7 +38,7 @@ function count<T>(items: T[], key: (t: T) => string): Record<string, number> {
 function checkBlock(raw: Raw, block: DecodedBlock): void {
   const txIndexOf = new Map<string, number>(raw.transactions.map((t: Raw) => [t.txid.toLowerCase(), t.tx_index]));
   const rawTxs = [...raw.transactions].sort((a: Raw, b: Raw) => a.tx_index - b.tx_index);
-  const indexed = raw.events.filter((e: Raw) => e.type in TYPE_NAMES);
+  const indexed = raw.events.filter((e: Raw) => e.type in NODE_TYPE_TO_OURS);
 
   expect(block.indexBlockHash).toBe(raw.index_block_hash);
   expect(block.height).toBe(raw.block_height);
@@ -108,7 +96,7 @@ function checkBlock(raw: Raw, block: DecodedBlock): void {
   }
 
   // events: per-type counts, skipped types, dense ordinal in (tx_index, event_index) order
-  expect(count(block.events, (e) => e.type)).toEqual(count(indexed, (e: Raw) => TYPE_NAMES[e.type]));
+  expect(count(block.events, (e) => e.type)).toEqual(count(indexed, (e: Raw) => NODE_TYPE_TO_OURS[e.type]));
   expect(block.events.map((e) => e.eventIndex)).toEqual(block.events.map((_, i) => i));
   const expectedOrder = [...indexed]
     .sort(

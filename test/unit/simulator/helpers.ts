@@ -1,3 +1,5 @@
+export { NODE_TYPE_TO_OURS } from "../../support/chain-model.js";
+import { NODE_TYPE_TO_OURS } from "../../support/chain-model.js";
 /** Test-side reading of simulator payloads: canonical chain by the consumer's rule, event counts, node→our type names. */
 import type { SimPayload } from "../../../runtime/simulator/index.js";
 
@@ -30,20 +32,6 @@ export interface NodeBlock {
   transactions: NodeTx[];
   events: NodeEvent[];
 }
-
-export const NODE_TYPE_TO_OURS: Record<string, string> = {
-  stx_transfer_event: "stx_transfer",
-  stx_mint_event: "stx_mint",
-  stx_burn_event: "stx_burn",
-  stx_lock_event: "stx_lock",
-  ft_transfer_event: "ft_transfer",
-  ft_mint_event: "ft_mint",
-  ft_burn_event: "ft_burn",
-  nft_transfer_event: "nft_transfer",
-  nft_mint_event: "nft_mint",
-  nft_burn_event: "nft_burn",
-  contract_event: "print",
-};
 
 export function blocksOf(payloads: SimPayload[]): NodeBlock[] {
   return payloads.filter((p) => p.path === "/new_block").map((p) => p.body as unknown as NodeBlock);

@@ -70,7 +70,7 @@ describe("postToObserver", () => {
     );
     const result = await postToObserver(`http://127.0.0.1:${port}`, payloads.slice(0, 3), {
       asFastAsAccepted: true,
-      connectRetryMs: 5000,
+      connectRetryMs: 20_000, // generous: the machine may be loaded; the point is that it waits
     });
     expect(result.requests).toBe(3);
     expect(await late).toHaveLength(3);
