@@ -27,6 +27,7 @@ const SIGNATURES: Readonly<Record<string, FunctionSignature>> = {
   split_part: { minArgs: 3, maxArgs: 3, accepts: [TEXT, TEXT, NUMBER] },
   to_string: { minArgs: 1, maxArgs: 1, accepts: [ANY] },
   to_timestamp: { minArgs: 1, maxArgs: 1, accepts: [NUMBER] },
+  add: { minArgs: 2, maxArgs: 2, accepts: [NUMBER] },
 };
 
 /** Checks `expr`, pushing problems into `issues`; returns its static type. */
@@ -127,6 +128,7 @@ function checkCall(fn: string, args: readonly Expr[], offset: number, issues: Ex
     }
   });
   if (fn === "coalesce") return commonType(argTypes);
+  if (fn === "add") return "number";
   return "text";
 }
 

@@ -16,6 +16,7 @@ const FUNCTION_HELPERS: Readonly<Record<string, string>> = {
   split_part: "splitPart",
   to_string: "toText",
   to_timestamp: "toTimestamp",
+  add: "addValues",
 };
 
 /** TypeScript for the value of `expr`. */

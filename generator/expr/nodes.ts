@@ -12,6 +12,7 @@ export const FUNCTION_NAMES = [
   "split_part",
   "to_string",
   "to_timestamp",
+  "add",
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 

@@ -74,6 +74,30 @@ function negate(value: unknown): string | null {
 }`,
   },
   {
+    name: "addValues",
+    requires: ["asDecimal"],
+    code: `/** add(): the exact sum of two decimals at the larger scale (as NUMERIC adds); null when either is null. */
+function addValues(left: unknown, right: unknown): string | null {
+  if (left === null || left === undefined || right === null || right === undefined) return null;
+  const a = asDecimal(left);
+  const b = asDecimal(right);
+  if (a === null || b === null) {
+    throw new Error(\`add() needs decimal numbers, got \${JSON.stringify(a === null ? left : right)}\`);
+  }
+  const scale = Math.max(a.split(".")[1]?.length ?? 0, b.split(".")[1]?.length ?? 0);
+  const scaled = (text: string): bigint => {
+    const negative = text.startsWith("-");
+    const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".");
+    const magnitude = BigInt(whole + fraction.padEnd(scale, "0"));
+    return negative ? -magnitude : magnitude;
+  };
+  const sum = scaled(a) + scaled(b);
+  const digits = (sum < 0n ? -sum : sum).toString().padStart(scale + 1, "0");
+  const text = scale === 0 ? digits : \`\${digits.slice(0, -scale)}.\${digits.slice(-scale)}\`;
+  return sum < 0n ? \`-\${text}\` : text;
+}`,
+  },
+  {
     name: "decimalDelta",
     requires: [],
     code: `/** An increment delta as a decimal string (null adds nothing). */

@@ -116,6 +116,18 @@ describe("buildModel", () => {
       ],
     ],
     [
+      "add() with one argument, with a text argument, and its number in a timestamp column",
+      spec(
+        "  t:\n    columns:\n      n: { type: uint }\n      m: { type: int }\n      at: { type: timestamp }",
+        "\n  s:\n    - insert: t\n      values:\n        n: ${add(event.amount)}\n        m: ${add(event.amount, tx.id)}\n        at: ${add(block.time, 1)}",
+      ),
+      [
+        "spec.yaml:16:14: add() takes 2 arguments, got 1",
+        "spec.yaml:17:32: argument 2 of add() must be a number, got text",
+        'spec.yaml:18:15: column "at" is timestamp; the value is a number (use to_timestamp(...) for unix seconds)',
+      ],
+    ],
+    [
       "errors inside quoted values point into the expression",
       spec(
         "  t:\n    columns: { x: { type: text } }",

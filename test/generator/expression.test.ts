@@ -1,12 +1,15 @@
 /** The handler expression language (DESIGN.md §3): parser, template values, checker, compiler. */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${expression} in plain strings
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { checkExpression, expectCondition } from "../../generator/expr/check-expression.js";
 import { compileCondition, compileDelta, compileExpression } from "../../generator/expr/compile-expression.js";
 import type { Expr, ExprIssue } from "../../generator/expr/nodes.js";
 import { parseExpression } from "../../generator/expr/parse-expression.js";
 import { parseTemplate } from "../../generator/expr/parse-template.js";
+import { helperSources } from "../../generator/expr/runtime-helpers.js";
 import { ExprSyntaxError } from "../../generator/expr/tokenize.js";
+import { addDecimals } from "../../runtime/subgraphs/decimal.js";
 
 /** A compact rendering of a node tree, to keep the given/want tables readable. */
 function show(expr: Expr): string {
@@ -47,6 +50,8 @@ describe("parseExpression", () => {
     ["not (a < b)", "(not (< a b))"],
     ["a <= b", "(<= a b)"],
     ["x >= -1", "(>= x number:-1)"],
+    ["add(event.event_index, -1)", "(add event.event_index number:-1)"],
+    ["add(-event.amount, 1.5)", "(add (neg event.amount) number:1.5)"],
     ['event.payload.topic == "burn-name"', '(== event.payload.topic "burn-name")'],
   ];
   it.each(cases)("%s", (source, want) => {
@@ -123,6 +128,9 @@ describe("checkExpression", () => {
     ["buff_to_utf8(event.payload.name)", "text"],
     ["coalesce(event.sender, 'x')", "text"],
     ["coalesce(event.sender, 1)", "json"],
+    ["add(event.event_index, -1)", "number"],
+    ["add(event.payload.fee, block.height)", "number"],
+    ["add(null, 1)", "number"],
     ["a == b", "boolean"],
   ];
   it.each(types)("%s is %s", (source, type) => {
@@ -142,11 +150,15 @@ describe("checkExpression", () => {
     ["-tx.id", "0: unary minus needs a number, got text"],
     [
       "lowr(tx.id)",
-      '0: unknown function "lowr" (did you mean "lower"?); functions are concat, lower, upper, coalesce, buff_to_utf8, split_part, to_string, to_timestamp',
+      '0: unknown function "lowr" (did you mean "lower"?); functions are concat, lower, upper, coalesce, buff_to_utf8, split_part, to_string, to_timestamp, add',
     ],
     ["split_part(tx.id, '.')", "0: split_part() takes 3 arguments, got 2"],
     ["split_part(tx.id, '.', 'x')", "23: argument 3 of split_part() must be a number, got text"],
     ["lower(block.height)", "6: argument 1 of lower() must be text, got a number"],
+    ["add(block.height)", "0: add() takes 2 arguments, got 1"],
+    ["add(1, 2, 3)", "0: add() takes 2 arguments, got 3"],
+    ["add(tx.id, 1)", "4: argument 1 of add() must be a number, got text"],
+    ["add(1, true)", "7: argument 2 of add() must be a number, got a boolean"],
     ["true < false", '0: "<" cannot order booleans'],
   ];
   it.each(problems)("%s", (source, issue) => {
@@ -184,6 +196,7 @@ describe("compileExpression", () => {
     ["concat(tx.id, lower(tx.sender))", "concatText(ctx.tx.id, lowerText(ctx.tx.sender))", ["concatText", "lowerText"]],
     ["split_part(tx.contract_id, '.', 2)", 'splitPart(ctx.tx.contract_id, ".", "2")', ["splitPart"]],
     ["to_timestamp(block.time)", "toTimestamp(ctx.block.time)", ["toTimestamp"]],
+    ["add(event.event_index, -1)", 'addValues(ctx.event.event_index, "-1")', ["addValues"]],
     [
       "coalesce(tx.sender, to_string(event.value))",
       "coalesceValues(ctx.tx.sender, toText(ctx.event.value))",
@@ -205,5 +218,40 @@ describe("compileExpression", () => {
     const helpers = new Set<string>();
     expect(compileDelta(parseExpression("-5"), helpers)).toBe('"-5"');
     expect(compileDelta(parseExpression("-event.amount"), helpers)).toBe("decimalDelta(negate(ctx.event.amount))");
+  });
+});
+
+describe("add() at run time (the helper inlined into generated modules)", () => {
+  const source = helperSources(new Set(["addValues"])).join("\n");
+  const js = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
+  const addValues = new Function(`${js}\nreturn addValues;`)() as (a: unknown, b: unknown) => string | null;
+
+  const sums: [unknown, unknown, string][] = [
+    [5, "-1", "4"],
+    [0, "-1", "-1"],
+    ["1", "2", "3"],
+    ["340282366920938463463374607431768211455", "1", "340282366920938463463374607431768211456"],
+    ["9007199254740993", "-9007199254740993", "0"],
+    ["1.5", "2.25", "3.75"],
+    ["-0.5", "0.5", "0.0"],
+    ["0.1", "0.2", "0.3"],
+    ["007", "-8", "-1"],
+    ["-1.05", "1", "-0.05"],
+    [10n, "1.0", "11.0"],
+  ];
+  it.each(sums)("%s + %s = %s, exactly as runtime/subgraphs/decimal.ts addDecimals", (a, b, want) => {
+    expect(addValues(a, b)).toBe(want);
+    expect(addDecimals(String(a), String(b))).toBe(want);
+  });
+
+  it("is null when either side is null", () => {
+    expect([addValues(null, "1"), addValues("1", null), addValues(undefined, undefined)]).toEqual([null, null, null]);
+  });
+
+  it("refuses values that are not decimals (never a float)", () => {
+    expect(() => addValues("0x01", "1")).toThrow('add() needs decimal numbers, got "0x01"');
+    expect(() => addValues("1", { a: 1 })).toThrow('add() needs decimal numbers, got {"a":1}');
+    expect(() => addValues(0.5, 1)).toThrow("add() needs decimal numbers, got 0.5");
+    expect(() => addValues(true, 1)).toThrow("add() needs decimal numbers, got true");
   });
 });

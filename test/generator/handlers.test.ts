@@ -190,10 +190,11 @@ describe("sbtc-flows", () => {
     expect(sbtc.handlers.registry(makeContext({ event: printEvent(registry, "0x696e766f696365") }))).toEqual([]);
   });
 
-  it("inserts a transfers row per sBTC token transfer", () => {
+  it("inserts a transfers row per sBTC token transfer, with its event_index and no memo yet", () => {
     const ctx = makeContext({
       event: {
         type: "ft_transfer",
+        event_index: 7,
         asset_identifier: DEVNET_CONFIG.sbtcAssetIdentifier,
         sender: SENDER,
         recipient: RECIPIENT,
@@ -205,9 +206,37 @@ describe("sbtc-flows", () => {
       {
         kind: "insert",
         table: "transfers",
-        values: { sender: SENDER, recipient: RECIPIENT, amount: "1000", memo: null },
+        values: { sender: SENDER, recipient: RECIPIENT, amount: "1000", event_index: 7 },
       },
     ]);
+  });
+
+  it("a buffer printed by sbtc-token sets the memo of the transfer just before it in the same transaction", () => {
+    const token = DEVNET_CONFIG.sbtcTokenContractId;
+    const memo = decodePrint("0x020000000a696e766f6963652d3432"); // (print 0x696e766f6963652d3432)
+    expect(memo).toBe(utf8Hex("invoice-42"));
+    const ctx = makeContext({ event: printEvent(token, memo, 8), block: { height: 30 } });
+    expect(sbtc.handlers.tokenMemo(ctx)).toEqual<RowOp[]>([
+      {
+        kind: "update",
+        table: "transfers",
+        key: { _tx_id: ctx.tx.id, _block_height: 30, event_index: "7" },
+        set: { memo: "0x696e766f6963652d3432" },
+      },
+    ]);
+    // An empty memo buffer is still a memo; at event_index 0 the key (-1) matches no row.
+    expect(sbtc.handlers.tokenMemo(makeContext({ event: printEvent(token, "0x", 0) }))).toMatchObject([
+      { kind: "update", key: { event_index: "-1" }, set: { memo: "0x" } },
+    ]);
+  });
+
+  it("ignores sbtc-token prints that are not a buffer", () => {
+    const token = DEVNET_CONFIG.sbtcTokenContractId;
+    for (const payload of [{ topic: "x", memo: "0x01" }, ["0x01"], "12", true, null, "", "plain text"]) {
+      expect(sbtc.handlers.tokenMemo(makeContext({ event: printEvent(token, payload, 3) })), String(payload)).toEqual(
+        [],
+      );
+    }
   });
 
   const observerDir = join(FIXTURES, "observer", "sbtc");

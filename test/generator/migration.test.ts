@@ -121,7 +121,7 @@ describe("committed migrations on PGlite", () => {
   it("rejects a negative uint", async () => {
     await expect(
       db.query(
-        `INSERT INTO sg_sbtc_flows.transfers (_block_height, _tx_id, sender, recipient, amount) VALUES (1, '0x', 'a', 'b', -1)`,
+        `INSERT INTO sg_sbtc_flows.transfers (_block_height, _tx_id, sender, recipient, amount, event_index) VALUES (1, '0x', 'a', 'b', -1, 0)`,
       ),
     ).rejects.toThrow(/check constraint/);
   });

@@ -4,7 +4,8 @@
  * - holdings equal balances computed here from the fixture's committed ft_* and stx_* events on
  *   the canonical chain;
  * - contracts equal the fixture's successful deploys (contract ids derived here from raw_tx);
- * - flows equal the sBTC fixture registry prints;
+ * - flows equal the sBTC fixture registry prints; transfers equal the sBTC token transfers (memo:
+ *   the buffer sbtc-token prints right after the transfer);
  * - after a reorg fixture, every subgraph table equals a fresh replay of only the winning chain;
  * - a reindex of every subgraph rebuilds identical tables.
  * Expected values are computed from the raw JSON, sharing no code with runtime/.
@@ -17,7 +18,13 @@ import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
 import { postObserver, startTestService } from "../support/service.js";
 import { dumpSubgraphTables, reindexAll } from "../support/subgraph-dump.js";
-import { canonicalBlocks, expectedContracts, expectedFlows, expectedHoldings } from "../support/subgraph-expect.js";
+import {
+  canonicalBlocks,
+  expectedContracts,
+  expectedFlows,
+  expectedHoldings,
+  expectedTransfers,
+} from "../support/subgraph-expect.js";
 
 const observerDir = path.join(FIXTURES_DIR, "observer");
 
@@ -76,7 +83,7 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
   }
 
   for (const fixture of fixtureCases()) {
-    it(`${fixture.name}: holdings, contracts and flows match the fixture; reindex rebuilds the same tables`, async () => {
+    it(`${fixture.name}: holdings, contracts, flows and transfers match the fixture; reindex rebuilds the same tables`, async () => {
       const service = await replay(fixture.requests, fixture.network);
       const db = testDb.db;
       const blocks = canonicalBlocks(fixture.requests);
@@ -108,6 +115,14 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
           flows.rows.map((r) => [r.topic, r.amount, r.sender, r.request_id, r.burn_height, r.bitcoin_txid]).sort(),
         ).toEqual(expectedFlows(blocks, registry));
         if (fixture.name.startsWith("sbtc/") && !fixture.name.includes("testnet")) expect(flows.rows.length).toBe(1);
+
+        const { sbtcAssetIdentifier, sbtcTokenContractId } = service.config.contracts;
+        const transfers = await db.query<Record<string, string | null>>(
+          "SELECT sender, recipient, amount::text AS amount, event_index::text AS event_index, memo FROM sg_sbtc_flows.transfers",
+        );
+        expect(transfers.rows.map((r) => [r.sender, r.recipient, r.amount, r.event_index, r.memo]).sort()).toEqual(
+          expectedTransfers(blocks, sbtcAssetIdentifier, sbtcTokenContractId),
+        );
 
         live = await dumpSubgraphTables(db, service.subgraphs);
         await reindexAll(service.subgraphs);

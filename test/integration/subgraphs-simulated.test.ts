@@ -2,8 +2,9 @@
  * The built-in subgraphs over simulated devnet traffic with reorgs (issue "Subgraphs" tests;
  * simulator ground truth) and over the clarinet simnet recording of BNS-V2 and sBTC:
  * - names equal the simulator's BNS-V2 lifecycle (fqn → owner, null once burned), and the simnet
- *   prints' lifecycle; flows equal the sBTC prints; holdings and contracts equal what the test
- *   computes from the payloads;
+ *   prints' lifecycle; flows equal the sBTC prints; transfers (memo included: the buffer sbtc-token
+ *   prints right after the transfer), holdings and contracts equal what the test computes from the
+ *   payloads;
  * - after the reorgs, every table equals a fresh replay of only the winning chain;
  * - the row changes handed to listeners (reverts included) rebuild every table exactly;
  * - reindex rebuilds identical tables; no journal entry of an orphaned block is left.
@@ -23,7 +24,13 @@ import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR } from "../support/fixtures.js";
 import { postObserver, startTestService } from "../support/service.js";
 import { dumpSubgraphTables, reindexAll } from "../support/subgraph-dump.js";
-import { canonicalBlocks, expectedContracts, expectedFlows, expectedHoldings } from "../support/subgraph-expect.js";
+import {
+  canonicalBlocks,
+  expectedContracts,
+  expectedFlows,
+  expectedHoldings,
+  expectedTransfers,
+} from "../support/subgraph-expect.js";
 
 const SEED = process.env.SEED ?? "subgraphs-1";
 const simnetFile = path.join(FIXTURES_DIR, "simnet", "simnet-bns-v2-sbtc-events.json");
@@ -51,6 +58,14 @@ describe("built-in subgraphs over simulated traffic", () => {
     return service;
   }
 
+  /** sg_sbtc_flows.transfers as [sender, recipient, amount, event_index, memo], sorted like expectedTransfers. */
+  async function transferRows(): Promise<(string | null)[][]> {
+    const { rows } = await testDb.db.query<Record<string, string | null>>(
+      "SELECT sender, recipient, amount::text AS amount, event_index::text AS event_index, memo FROM sg_sbtc_flows.transfers",
+    );
+    return rows.map((r) => [r.sender, r.recipient, r.amount, r.event_index, r.memo]).sort();
+  }
+
   /** Applies row changes to a replica keyed by table and _id, the way a webhook receiver would. */
   function replicate(replica: Map<string, Map<number, Record<string, unknown>>>, changes: RowChange[]) {
     for (const c of changes) {
@@ -62,7 +77,7 @@ describe("built-in subgraphs over simulated traffic", () => {
     }
   }
 
-  it(`seed ${SEED}: names, flows, holdings and contracts match; reorgs equal the winning chain; changes and reindex rebuild the tables`, async () => {
+  it(`seed ${SEED}: names, flows, transfers, holdings and contracts match; reorgs equal the winning chain; changes and reindex rebuild the tables`, async () => {
     const { payloads, truth } = simulateChain({
       seed: SEED,
       blocks: 120,
@@ -111,6 +126,14 @@ describe("built-in subgraphs over simulated traffic", () => {
       for (const r of flows.rows) topics[r.topic] = (topics[r.topic] ?? 0) + 1;
       expect(topics).toEqual(Object.fromEntries(Object.entries(truth.sbtcPrints).map(([t, list]) => [t, list.length])));
       expect(flows.rows.length).toBe(expectedFlows(blocks, service.config.contracts.sbtcRegistryContractId).length);
+
+      const { sbtcAssetIdentifier, sbtcTokenContractId } = service.config.contracts;
+      const wantTransfers = expectedTransfers(blocks, sbtcAssetIdentifier, sbtcTokenContractId);
+      expect(
+        wantTransfers.some((t) => t[4] !== null) && wantTransfers.some((t) => t[4] === null),
+        "the simulation has sBTC transfers with and without a memo",
+      ).toBe(true);
+      expect(await transferRows()).toEqual(wantTransfers);
 
       const holdings = await db.query<{ kind: string; asset_identifier: string; holder: string; amount: string }>(
         "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings",
@@ -211,12 +234,32 @@ describe("built-in subgraphs over simulated traffic", () => {
         expect(
           flows.rows.map((r) => [r.topic, r.amount, r.sender, r.request_id, r.burn_height, r.bitcoin_txid]).sort(),
         ).toEqual(wantFlows);
-        const transfers = await testDb.db.query<Record<string, string>>(
-          "SELECT sender, recipient, amount::text AS amount, memo FROM sg_sbtc_flows.transfers",
-        );
-        expect(transfers.rows).toEqual([
-          { sender: recording.accounts.wallet_1, recipient: recording.accounts.wallet_2, amount: "1000", memo: null },
+        // Each sBTC transfer's memo, literally from the recording: the buffer the sbtc-token contract
+        // prints as the very next event of the same call (its raw_value is that buffer), else null.
+        const { sbtcAssetIdentifier, sbtcTokenContractId } = service.config.contracts;
+        const wantTransfers: (string | null)[][] = [];
+        for (const call of recording.calls) {
+          call.events.forEach((e, n) => {
+            if (e.event !== "ft_transfer_event" || e.data.asset_identifier !== sbtcAssetIdentifier) return;
+            const next = call.events[n + 1];
+            let memo: string | null = null;
+            if (next?.event === "print_event" && next.data.contract_identifier === sbtcTokenContractId) {
+              const value = next.data.value as unknown as { type: string; value: string };
+              if (value.type === "buffer") {
+                memo = `0x${value.value}`;
+                const length = (value.value.length / 2).toString(16).padStart(8, "0");
+                expect(next.data.raw_value).toBe(`0x02${length}${value.value}`);
+              }
+            }
+            // One block per call, its events numbered from 0 in call order: event_index = n.
+            wantTransfers.push([e.data.sender, e.data.recipient, e.data.amount, String(n), memo]);
+          });
+        }
+        expect(wantTransfers).toEqual([
+          [recording.accounts.wallet_1, recording.accounts.wallet_2, "1000", "0", "0x696e766f6963652d3432"],
         ]);
+        expect(await transferRows()).toEqual(wantTransfers);
+        expect(expectedTransfers(blocks, sbtcAssetIdentifier, sbtcTokenContractId)).toEqual(wantTransfers);
         const holdings = await testDb.db.query<{
           kind: string;
           asset_identifier: string;

@@ -1,12 +1,13 @@
 /**
  * Expected subgraph rows computed literally from raw observer JSON (the `/new_block` bodies),
  * sharing no code with runtime/: balances from committed ft_* and stx_* events, deploys from
- * raw_tx, sBTC registry prints decoded with @stacks/transactions.
+ * raw_tx, sBTC registry prints decoded with @stacks/transactions, sBTC transfers with the memo
+ * buffer the token contract prints right after them.
  */
 import { deserializeTransaction, hexToCV } from "@stacks/transactions";
 import { c32address } from "c32check";
 import { clarityToJson } from "../generator/handler-context.js";
-import { type RawRequest, expectedChain } from "./chain-model.js";
+import { NODE_TYPE_TO_OURS, type RawRequest, expectedChain } from "./chain-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: raw fixture JSON
 export type RawBlock = any;
@@ -100,6 +101,46 @@ export function expectedFlows(blocks: RawBlock[], registry: string): string[][] 
       const f = (k: string) => (v[k] === undefined || v[k] === null ? null : String(v[k]));
       out.push([v.topic, f("amount"), f("sender"), f("request-id"), f("burn-height"), f("bitcoin-txid")] as string[]);
     }
+  }
+  return out.sort();
+}
+
+/**
+ * transfers rows of the sBTC token transfers: [sender, recipient, amount, event_index, memo].
+ * event_index is the position in the block's indexed events ordered by (tx_index, node
+ * event_index); memo is the buffer (0x-hex) of the token contract's print that is the very next
+ * event of the same transaction (sbtc-token.transfer prints `(some buf)` memos), else null.
+ */
+export function expectedTransfers(blocks: RawBlock[], asset: string, token: string): (string | null)[][] {
+  const out: (string | null)[][] = [];
+  for (const b of blocks) {
+    const txIndex = new Map<string, number>(b.transactions.map((t: RawBlock) => [t.txid, t.tx_index]));
+    const events: RawBlock[] = b.events
+      .filter((e: RawBlock) => NODE_TYPE_TO_OURS[e.type] !== undefined)
+      .sort(
+        (x: RawBlock, y: RawBlock) =>
+          (txIndex.get(x.txid) ?? 0) - (txIndex.get(y.txid) ?? 0) || x.event_index - y.event_index,
+      );
+    events.forEach((e, ordinal) => {
+      if (!e.committed || e.type !== "ft_transfer_event" || e.ft_transfer_event.asset_identifier !== asset) return;
+      const ft = e.ft_transfer_event;
+      const next = events[ordinal + 1];
+      let memo: string | null = null;
+      if (
+        next?.txid === e.txid &&
+        next.committed &&
+        next.type === "contract_event" &&
+        next.contract_event.contract_identifier === token
+      ) {
+        try {
+          const cv = hexToCV(next.contract_event.raw_value);
+          if (cv.type === "buffer") memo = `0x${cv.value}`;
+        } catch {
+          // undecodable print: no memo
+        }
+      }
+      out.push([ft.sender, ft.recipient, ft.amount, String(ordinal), memo]);
+    });
   }
   return out.sort();
 }
