@@ -92,6 +92,7 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
       ...(raw.description === undefined ? {} : { description: raw.description }),
       columns,
       uniqueKeys,
+      blockHeightIndex: raw.blockHeightIndex ?? true,
     });
   }
   return tables;
@@ -169,6 +170,8 @@ function hashOf(name: string, sources: readonly SourceModel[], tables: readonly 
             ]),
           ),
           uniqueKeys: t.uniqueKeys,
+          // Only when off, so the hashes of tables that keep the default do not change.
+          ...(t.blockHeightIndex ? {} : { blockHeightIndex: false }),
         },
       ]),
     ),

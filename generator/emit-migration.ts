@@ -44,6 +44,8 @@ export function emitMigration(model: SubgraphModel): string {
       name: table.name,
       columns: [...SYSTEM_COLUMN_DEFINITIONS, ...table.columns.map(columnView)],
       indexes: indexViews(table),
+      // Turning the option off on an existing table drops the index it had.
+      droppedIndexes: table.blockHeightIndex ? [] : [indexName([table.name, "_block_height", "idx"])],
     })),
   });
 }
@@ -57,14 +59,15 @@ function columnView(column: ColumnModel): { name: string; definition: string } {
 
 function indexViews(table: TableModel): IndexView[] {
   const btree = (columns: readonly string[]) => columns.map(sqlIdent).join(", ");
-  const indexes: IndexView[] = [
-    {
+  const indexes: IndexView[] = [];
+  if (table.blockHeightIndex) {
+    indexes.push({
       name: indexName([table.name, "_block_height", "idx"]),
       unique: false,
       method: "",
       columns: btree(["_block_height", "_id"]),
-    },
-  ];
+    });
+  }
   for (const column of table.columns.filter((c) => c.indexed)) {
     indexes.push({
       name: indexName([table.name, column.name, "idx"]),

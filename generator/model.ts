@@ -22,6 +22,12 @@ export interface TableModel {
   /** Declared columns, spec order (system columns are added by table-meta.ts). */
   readonly columns: readonly ColumnModel[];
   readonly uniqueKeys: readonly (readonly string[])[];
+  /**
+   * Whether `_block_height` gets a B-tree index (default true). A table whose rows are rewritten
+   * on most blocks sets false: every update changes `_block_height`, and an indexed column that
+   * changes makes PostgreSQL write a new entry in every index of the table (no HOT update).
+   */
+  readonly blockHeightIndex: boolean;
 }
 
 export interface SourceModel {

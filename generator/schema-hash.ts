@@ -26,6 +26,7 @@ export interface SchemaHashInput {
     {
       columns: Record<string, { type: string; indexed: boolean; searchable: boolean; nullable: boolean }>;
       uniqueKeys: readonly (readonly string[])[];
+      blockHeightIndex?: false;
     }
   >;
 }

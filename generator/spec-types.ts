@@ -32,6 +32,7 @@ export interface RawTable {
   description?: string;
   columns: Record<string, RawColumn>;
   uniqueKeys?: string[][];
+  blockHeightIndex?: boolean;
 }
 
 export interface RawColumn {

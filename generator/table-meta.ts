@@ -53,7 +53,7 @@ export function buildTableMeta(table: TableModel): TableMeta {
     };
   }
   for (const column of SYSTEM_COLUMNS) {
-    const indexed = column.name === "_id" || column.name === "_block_height";
+    const indexed = column.name === "_id" || (column.name === "_block_height" && table.blockHeightIndex);
     columns[column.name] = { type: column.type, indexed, searchable: false, nullable: false, system: true };
   }
   const filters: Record<string, FilterOperator[]> = {};
@@ -68,7 +68,7 @@ export function buildTableMeta(table: TableModel): TableMeta {
     uniqueKeys: table.uniqueKeys.map((key) => [...key]),
     filters,
     searchable: table.columns.filter((c) => c.searchable).map((c) => c.name),
-    sortable: [...sortable, "_id", "_block_height"],
+    sortable: [...sortable, "_id", ...(table.blockHeightIndex ? ["_block_height"] : [])],
   };
 }
 

@@ -6,7 +6,7 @@
  * closest valid name. (The engine's list is in memory; its progress() reads control.subgraphs.)
  *
  * `tip` (every list response): `block_height` = the canonical chain tip (control.chain_tip),
- * `subgraph_height` = the last block the subgraph processed (control.subgraphs; the chain tip
+ * `subgraph_height` = the last block the subgraph processed (control.subgraph_progress; the chain tip
  * when nothing records it), `blocks_behind` = the difference, never negative. Values are
  * cached per process (per chain hub) for at most TIP_CACHE_MS and dropped on every chain-hub
  * signal, so a list request costs no extra query in steady state; a response read in the few
@@ -139,7 +139,8 @@ async function readTipState(ctx: HandlerContext): Promise<TipState> {
     ctx.db.query<{ block_height: number | null }>("SELECT block_height FROM control.chain_tip"),
     ctx.db
       .query<SubgraphRow>(
-        "SELECT name, status, subgraph_height, blocks_done, blocks_total, error FROM control.subgraphs",
+        `SELECT s.name, s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.error
+           FROM control.subgraphs s JOIN control.subgraph_progress p USING (name)`,
       )
       .then((r) => r.rows)
       .catch(() => [] as SubgraphRow[]),

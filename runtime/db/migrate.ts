@@ -6,6 +6,7 @@ import * as core from "./migrations/0001-core.js";
 import * as eventIndexes from "./migrations/0002-event-indexes.js";
 import * as subgraphs from "./migrations/0003-subgraphs.js";
 import * as webhooks from "./migrations/0004-webhooks.js";
+import * as subgraphProgress from "./migrations/0005-subgraph-progress.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -19,6 +20,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 2, name: eventIndexes.name, sql: eventIndexes.sql },
   { version: 3, name: subgraphs.name, sql: subgraphs.sql },
   { version: 4, name: webhooks.name, sql: webhooks.sql },
+  { version: 5, name: subgraphProgress.name, sql: subgraphProgress.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */

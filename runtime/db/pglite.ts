@@ -1,6 +1,7 @@
 /** Embedded PGlite driver (DESIGN.md §2): one in-process PostgreSQL in DATA_DIR, with pg_trgm. */
 import { PGlite, types } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { plannerSessionSql } from "./planner-settings.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 
 const parsers = {
@@ -11,6 +12,9 @@ const parsers = {
 /** Opens (or creates) an embedded database; `dataDir` undefined means in-memory. */
 export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
   const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
+  const { rows } = await pg.query<{ cost: string }>("SELECT current_setting('random_page_cost') AS cost");
+  const sessionSql = plannerSessionSql(rows[0].cost);
+  if (sessionSql !== null) await pg.exec(sessionSql);
   const wrap = (q: { query: PGlite["query"]; exec: PGlite["exec"] }): Queryable => ({
     async exec(sql: string) {
       await q.exec(sql);

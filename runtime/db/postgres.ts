@@ -1,5 +1,7 @@
 /** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection. */
 import pg from "pg";
+import { plannerSessionSql } from "./planner-settings.js";
+import { PreparedStatementPolicy } from "./prepared-statements.js";
 import type { Db, NotificationHandler, Queryable, QueryResult } from "./types.js";
 
 const typeParsers = {
@@ -13,14 +15,30 @@ const typeParsers = {
 export async function createPostgresDb(connectionString: string, poolSize = 10): Promise<Db> {
   const pool = new pg.Pool({ connectionString, max: poolSize, types: typeParsers as pg.CustomTypesConfig });
   pool.on("error", () => {}); // idle-client errors surface on the next query instead
-  await pool.query("SELECT 1"); // fail fast with a clear error when unreachable
+  let sessionSql: string | null = null;
+  // Queued ahead of the client's first query (node-pg runs a client's queries in order).
+  pool.on("connect", (client) => {
+    if (sessionSql !== null) void client.query(sessionSql).catch(() => {});
+  });
+  const probe = await pool.connect(); // fails fast with a clear error when unreachable
+  try {
+    const { rows } = await probe.query<{ cost: string }>("SELECT current_setting('random_page_cost') AS cost");
+    sessionSql = plannerSessionSql(rows[0].cost);
+    if (sessionSql !== null) await probe.query(sessionSql);
+  } finally {
+    probe.release();
+  }
 
+  const prepared = new PreparedStatementPolicy();
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async exec(sql: string) {
       await client.query(sql); // no parameters: simple protocol, several statements allowed
     },
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      const res = await client.query(sql, params as unknown[]);
+      const name = prepared.nameFor(sql);
+      const res = await (name === undefined
+        ? client.query(sql, params as unknown[])
+        : client.query({ name, text: sql, values: params ?? [] }));
       return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
     },
   });

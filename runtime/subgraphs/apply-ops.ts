@@ -3,6 +3,7 @@
  * order, one statement per run (op-runs.ts), journaling pre-images for blocks that can still
  * reorg, and — when asked — turning the results into RowChanges.
  */
+import { schemaTag } from "../db/prepared-statements.js";
 import type { Queryable } from "../db/types.js";
 import { buildRuns, type DraftChange, type Run, runChanges, runParams, type SeqOp, splitResult } from "./op-runs.js";
 import { deleteSql, insertSql, type TableTarget, updateSql, upsertSql } from "./table-sql.js";
@@ -17,12 +18,19 @@ export interface JournalTarget {
 /** Statement texts by signature, owned by the engine (statements are rebuilt only when new). */
 export type StatementCache = Map<string, string>;
 
-function statement(cache: StatementCache, target: TableTarget, run: Run, journal: boolean, collect: boolean): string {
+function statement(
+  cache: StatementCache,
+  target: TableTarget & { schemaHash: string },
+  run: Run,
+  journal: boolean,
+  collect: boolean,
+): string {
   const signature = runSignature(run);
-  const key = `${target.schema}.${target.meta.name}|${signature}|${journal ? "j" : ""}${collect ? "c" : ""}`;
+  const key = `${target.schemaHash}|${target.schema}.${target.meta.name}|${signature}|${journal ? "j" : ""}${collect ? "c" : ""}`;
   let sql = cache.get(key);
   if (sql === undefined) {
-    sql = buildSql(target, run, journal, collect);
+    // Tagged with the schema version so the driver may keep it prepared (db/prepared-statements.ts).
+    sql = schemaTag(target.schemaHash) + buildSql(target, run, journal, collect);
     cache.set(key, sql);
   }
   return sql;
@@ -61,7 +69,7 @@ function buildSql(target: TableTarget, run: Run, journal: boolean, collect: bool
 /** Applies one table's operations; returns their changes when `collect`. */
 export async function applyTableOps(
   q: Queryable,
-  target: TableTarget,
+  target: TableTarget & { schemaHash: string },
   ops: readonly SeqOp[],
   journal: JournalTarget | null,
   collect: boolean,
@@ -96,7 +104,12 @@ export async function applySubgraphOps(
   }
   const out: DraftChange[] = [];
   for (const [table, tableOps] of byTable) {
-    const target: TableTarget = { subgraph: module.name, schema: module.schema, meta: module.tables[table] };
+    const target = {
+      subgraph: module.name,
+      schema: module.schema,
+      meta: module.tables[table],
+      schemaHash: module.schemaHash,
+    };
     out.push(...(await applyTableOps(q, target, tableOps, journal, collect, cache)));
   }
   return out;

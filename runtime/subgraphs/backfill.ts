@@ -73,12 +73,16 @@ export async function runBackfill(deps: BackfillDeps, name: string): Promise<Bac
       }
       const reached = to >= tip.height;
       await q.query(
-        `UPDATE control.subgraphs SET subgraph_height = GREATEST(subgraph_height, $2), blocks_done = blocks_done + $3,
-            blocks_total = GREATEST(blocks_total, blocks_done + $3 + $4), updated_at = now(),
-            status = CASE WHEN $5 THEN 'ready' ELSE status END,
-            operation_finished_at = CASE WHEN $5 THEN now() ELSE operation_finished_at END
+        "UPDATE control.subgraph_progress SET subgraph_height = GREATEST(subgraph_height, $2) WHERE name = $1",
+        [name, Math.max(to, row.subgraphHeight)],
+      );
+      await q.query(
+        `UPDATE control.subgraphs SET blocks_done = blocks_done + $2,
+            blocks_total = GREATEST(blocks_total, blocks_done + $2 + $3), updated_at = now(),
+            status = CASE WHEN $4 THEN 'ready' ELSE status END,
+            operation_finished_at = CASE WHEN $4 THEN now() ELSE operation_finished_at END
           WHERE name = $1`,
-        [name, Math.max(to, row.subgraphHeight), done, Math.max(0, tip.height - to), reached],
+        [name, done, Math.max(0, tip.height - to), reached],
       );
       return reached ? "ready" : "continue";
     });

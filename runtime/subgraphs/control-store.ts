@@ -26,8 +26,10 @@ export interface SubgraphRow {
   deployedAt: Date;
 }
 
-const COLUMNS = `name, kind, version, schema_hash, module_hash, spec_text, spec_format, tables, status, subgraph_height,
-  blocks_done, blocks_total, operation_started_at, operation_finished_at, error, deployed_at`;
+/** control.subgraphs joined with its progress row (migration 0005). */
+const SELECT_ROWS = `SELECT s.name, s.kind, s.version, s.schema_hash, s.module_hash, s.spec_text, s.spec_format, s.tables,
+  s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.operation_started_at, s.operation_finished_at, s.error,
+  s.deployed_at FROM control.subgraphs s JOIN control.subgraph_progress p USING (name)`;
 
 function toRow(r: Record<string, unknown>): SubgraphRow {
   const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
@@ -52,15 +54,12 @@ function toRow(r: Record<string, unknown>): SubgraphRow {
 }
 
 export async function readSubgraphRows(q: Queryable): Promise<SubgraphRow[]> {
-  const { rows } = await q.query(`SELECT ${COLUMNS} FROM control.subgraphs ORDER BY name`);
+  const { rows } = await q.query(`${SELECT_ROWS} ORDER BY name`);
   return rows.map(toRow);
 }
 
 export async function readSubgraphRow(q: Queryable, name: string, forUpdate = false): Promise<SubgraphRow | null> {
-  const { rows } = await q.query(
-    `SELECT ${COLUMNS} FROM control.subgraphs WHERE name = $1${forUpdate ? " FOR UPDATE" : ""}`,
-    [name],
-  );
+  const { rows } = await q.query(`${SELECT_ROWS} WHERE name = $1${forUpdate ? " FOR UPDATE OF s" : ""}`, [name]);
   return rows.length ? toRow(rows[0]) : null;
 }
 
@@ -85,19 +84,22 @@ export async function upsertDefinition(
 ): Promise<void> {
   const m = source.module;
   await q.query(
-    `INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, spec_text, spec_format, tables, status,
-        subgraph_height, blocks_done, blocks_total, operation_started_at, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, CASE WHEN $9 IN ('backfilling', 'reindexing') THEN now() END, NULL)
+    `WITH def AS (INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, spec_text, spec_format, tables, status,
+        blocks_done, blocks_total, operation_started_at, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $11, CASE WHEN $9 IN ('backfilling', 'reindexing') THEN now() END, NULL)
      ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, version = EXCLUDED.version, schema_hash = EXCLUDED.schema_hash,
         module_hash = EXCLUDED.module_hash, spec_text = EXCLUDED.spec_text, spec_format = EXCLUDED.spec_format,
         tables = EXCLUDED.tables, status = EXCLUDED.status, updated_at = now(),
-        subgraph_height = CASE WHEN $12 THEN EXCLUDED.subgraph_height ELSE control.subgraphs.subgraph_height END,
         blocks_done = CASE WHEN $12 THEN 0 ELSE control.subgraphs.blocks_done END,
         blocks_total = CASE WHEN $12 THEN EXCLUDED.blocks_total ELSE control.subgraphs.blocks_total END,
         operation_started_at = CASE WHEN $12 THEN EXCLUDED.operation_started_at ELSE control.subgraphs.operation_started_at END,
         operation_finished_at = CASE WHEN $12 THEN NULL ELSE control.subgraphs.operation_finished_at END,
         error = CASE WHEN $12 THEN NULL ELSE control.subgraphs.error END,
-        deployed_at = CASE WHEN $12 THEN now() ELSE control.subgraphs.deployed_at END`,
+        deployed_at = CASE WHEN $12 THEN now() ELSE control.subgraphs.deployed_at END
+     RETURNING name)
+     INSERT INTO control.subgraph_progress (name, subgraph_height) SELECT name, $10 FROM def
+     ON CONFLICT (name) DO UPDATE SET
+        subgraph_height = CASE WHEN $12 THEN EXCLUDED.subgraph_height ELSE control.subgraph_progress.subgraph_height END`,
     [
       m.name,
       source.kind,

@@ -5,8 +5,9 @@
  * changes to listeners (the webhook outbox); manages run-time deploys, reindexes and deletes with
  * backfills from stored canonical blocks.
  *
- * State lives in control.subgraphs (read at the start of each block, so a deploy made by another
- * process is picked up by the ingest leader); modules are cached in memory by module hash.
+ * State lives in control.subgraphs and control.subgraph_progress (read at the start of each
+ * block, so a deploy made by another process is picked up by the ingest leader); modules are
+ * cached in memory by module hash.
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -177,8 +178,9 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     async applyBlock(q, block) {
       traits.noteBlock(block);
       const { rows } = await q.query<LightRow>(
-        `SELECT s.name, s.kind, s.status, s.subgraph_height, s.module_hash, t.finalized_height
-           FROM control.subgraphs s CROSS JOIN control.chain_tip t ORDER BY s.name`,
+        `SELECT s.name, s.kind, s.status, p.subgraph_height, s.module_hash, t.finalized_height
+           FROM control.subgraphs s JOIN control.subgraph_progress p USING (name) CROSS JOIN control.chain_tip t
+          ORDER BY s.name`,
       );
       if (rows.length === 0) return;
       await syncModules(q, rows);
@@ -204,7 +206,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       });
       const done = subs.map((s) => s.module.name).filter((n) => !result.failed.includes(n));
       if (done.length > 0) {
-        await q.query("UPDATE control.subgraphs SET subgraph_height = $1 WHERE name = ANY($2::text[])", [
+        await q.query("UPDATE control.subgraph_progress SET subgraph_height = $1 WHERE name = ANY($2::text[])", [
           block.height,
           done,
         ]);

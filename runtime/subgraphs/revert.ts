@@ -65,10 +65,9 @@ export async function revertBlockRows(
     }
   }
   await q.query("DELETE FROM control.subgraph_undo WHERE index_block_hash = $1", [block.indexBlockHash]);
-  await q.query(
-    "UPDATE control.subgraphs SET subgraph_height = $1 - 1, updated_at = now() WHERE subgraph_height >= $1",
-    [block.height],
-  );
+  await q.query("UPDATE control.subgraph_progress SET subgraph_height = $1 - 1 WHERE subgraph_height >= $1", [
+    block.height,
+  ]);
   return changes;
 }
 

@@ -61,6 +61,13 @@ describe("buildTableMeta", () => {
     expect(meta.searchable).toEqual(["who"]);
     expect(meta.sortable).toEqual(["who", "_id", "_block_height"]);
   });
+
+  it("with blockHeightIndex: false, _block_height stays filterable but is neither indexed nor sortable", () => {
+    const meta = buildTableMeta({ ...model.tables[0], blockHeightIndex: false });
+    expect(meta.filters._block_height).toEqual(["eq", "neq", "gt", "gte", "lt", "lte"]);
+    expect(meta.columns._block_height.indexed).toBe(false);
+    expect(meta.sortable).toEqual(["who", "_id"]);
+  });
 });
 
 describe("emitRoutes", () => {

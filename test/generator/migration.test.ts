@@ -54,6 +54,27 @@ CREATE INDEX IF NOT EXISTS "t-1_who_trgm" ON "sg_my_graph"."t-1" USING gin ("who
   });
 });
 
+describe("blockHeightIndex: false", () => {
+  it("renders no _block_height index and drops one left from before", () => {
+    const sql = emitMigration(
+      modelFromYaml(`
+name: g
+version: 1.0.0
+description: d
+sources: { s: { type: stx_mint } }
+tables:
+  t:
+    columns: { k: { type: text, attributes: [indexed] } }
+    blockHeightIndex: false
+handlers: {}
+`),
+    );
+    expect(sql).not.toContain('CREATE INDEX IF NOT EXISTS "t__block_height_idx"');
+    expect(sql).toContain('CREATE INDEX IF NOT EXISTS "t_k_idx"');
+    expect(sql).toContain('DROP INDEX IF EXISTS "sg_g"."t__block_height_idx";');
+  });
+});
+
 describe("committed migrations on PGlite", () => {
   let db: PGlite;
   beforeAll(async () => {
@@ -96,8 +117,8 @@ describe("committed migrations on PGlite", () => {
     const indexes = await db.query<{ indexdef: string }>(
       "SELECT indexdef FROM pg_indexes WHERE schemaname = 'sg_asset_holdings' ORDER BY indexname",
     );
+    // holdings sets blockHeightIndex: false, so there is no (_block_height, _id) index.
     expect(indexes.rows.map((r) => r.indexdef)).toEqual([
-      "CREATE INDEX holdings__block_height_idx ON sg_asset_holdings.holdings USING btree (_block_height, _id)",
       "CREATE INDEX holdings_asset_identifier_idx ON sg_asset_holdings.holdings USING btree (asset_identifier, _id)",
       "CREATE INDEX holdings_asset_identifier_trgm ON sg_asset_holdings.holdings USING gin (asset_identifier gin_trgm_ops)",
       "CREATE INDEX holdings_holder_idx ON sg_asset_holdings.holdings USING btree (holder, _id)",
@@ -106,6 +127,20 @@ describe("committed migrations on PGlite", () => {
       "CREATE INDEX holdings_kind_idx ON sg_asset_holdings.holdings USING btree (kind, _id)",
       "CREATE UNIQUE INDEX holdings_pkey ON sg_asset_holdings.holdings USING btree (_id)",
     ]);
+  });
+
+  it("keeps the _block_height index on tables that do not opt out, and drops it from one that does", async () => {
+    const contracts = await db.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = 'sg_contract_deployments' AND indexname LIKE '%block_height%'",
+    );
+    expect(contracts.rows.map((r) => r.indexname)).toEqual(["contracts__block_height_idx"]);
+    // A database created before the option was set has the index: re-running the migration drops it.
+    await db.exec("CREATE INDEX holdings__block_height_idx ON sg_asset_holdings.holdings (_block_height, _id)");
+    await db.exec(readFileSync(join(GENERATED_DIR, "asset-holdings", "migration.sql"), "utf8"));
+    const left = await db.query(
+      "SELECT 1 FROM pg_indexes WHERE schemaname = 'sg_asset_holdings' AND indexname = 'holdings__block_height_idx'",
+    );
+    expect(left.rows).toEqual([]);
   });
 
   it("supports insert-or-add on the unique key with lossless numbers", async () => {

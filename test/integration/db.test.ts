@@ -69,6 +69,41 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
     const { rows } = await t.db.query<{ version: number }>("SELECT version FROM control.migrations ORDER BY version");
     expect(rows.map((r) => r.version)).toEqual(CORE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
   });
+
+  it("plans with random_page_cost 1.1 on every session while the server keeps the default 4", async () => {
+    const reads = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.db.query<{ now: string; server: string }>(
+          "SELECT current_setting('random_page_cost') AS now, reset_val AS server FROM pg_settings WHERE name = 'random_page_cost'",
+        ),
+      ),
+    );
+    for (const { rows } of reads) expect(rows[0].now).toBe(rows[0].server === "4" ? "1.1" : rows[0].server);
+  });
+
+  it("migration 5 moves each subgraph's height into control.subgraph_progress", async () => {
+    for (const schema of ["chain", "control"]) await t.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await migrate(
+      t.db,
+      CORE_MIGRATIONS.filter((m) => m.version < 5),
+    );
+    const heights: Record<string, number> = { alpha: 41, beta: -1 };
+    for (const [name, height] of Object.entries(heights)) {
+      await t.db.query(
+        `INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, tables, status, subgraph_height)
+         VALUES ($1, 'deployed', '1.0.0', 'h', 'm', '{}', 'ready', $2)`,
+        [name, height],
+      );
+    }
+    expect(await migrate(t.db)).toEqual([5]);
+    const { rows } = await t.db.query<{ name: string; subgraph_height: number }>(
+      "SELECT name, subgraph_height FROM control.subgraph_progress ORDER BY name",
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.name, r.subgraph_height]))).toEqual(heights);
+    await t.db.query("DELETE FROM control.subgraphs WHERE name = 'alpha'");
+    const left = await t.db.query<{ name: string }>("SELECT name FROM control.subgraph_progress");
+    expect(left.rows.map((r) => r.name)).toEqual(["beta"]);
+  });
 });
 
 describe("DATA_DIR lock (embedded database)", () => {

@@ -61,7 +61,8 @@ const pathOf = (t: ModelTable) => `/v1/subgraphs/${t.subgraph}/${t.table}`;
 const idsOf = (rows: ModelRow[]) => rows.map((r) => r._id);
 const tables = () => [holdings, flows, names, plain];
 const SORTABLE: Record<string, string[]> = {
-  holdings: ["kind", "holder", "asset_identifier", "_id", "_block_height"],
+  // asset-holdings sets blockHeightIndex: false (its rows are rewritten every block).
+  holdings: ["kind", "holder", "asset_identifier", "_id"],
   flows: ["topic", "sender", "request_id", "_id", "_block_height"],
   names: ["fqn", "name", "owner", "topic", "namespace", "_id", "_block_height"],
   items: ["flag", "happened", "big", "_id", "_block_height"],
@@ -157,11 +158,26 @@ describe("keyset walks", () => {
     const rows = await walk(
       base,
       pathOf(holdings),
-      { kind: "ft", "amount.gt": "0", _sort: "_block_height", _order: "desc" },
+      { kind: "ft", "amount.gt": "0", _sort: "holder", _order: "desc" },
       4,
     );
     const keep = (r: ModelRow) => r.kind === "ft" && BigInt(r.amount as string) > 0n;
-    expect(rows).toEqual(modelSort(holdings, holdings.rows.filter(keep), "_block_height", "desc"));
+    expect(rows).toEqual(modelSort(holdings, holdings.rows.filter(keep), "holder", "desc"));
+    const flowsByHeight = await walk(
+      base,
+      pathOf(flows),
+      { "request_id.gte": "0", _sort: "_block_height", _order: "desc" },
+      3,
+    );
+    const withRequest = (r: ModelRow) => r.request_id !== null && BigInt(r.request_id as string) >= 0n;
+    expect(flowsByHeight).toEqual(modelSort(flows, flows.rows.filter(withRequest), "_block_height", "desc"));
+    // Without its index, _block_height still filters on holdings but does not sort.
+    const recent = await walk(base, pathOf(holdings), { "_block_height.gte": "3", _sort: "holder" }, 5);
+    const sinceThree = holdings.rows.filter((r) => BigInt(r._block_height as string) >= 3n);
+    expect(recent).toEqual(modelSort(holdings, sinceThree, "holder", "asc"));
+    const refused = await fetch(`${base}${pathOf(holdings)}?_sort=_block_height`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe("SORT_NOT_SUPPORTED");
     const mine = await walk(base, pathOf(holdings), { holder }, 2);
     expect(mine).toEqual(
       modelSort(

@@ -1,0 +1,17 @@
+/**
+ * Planner costs for our own sessions. PostgreSQL's default random_page_cost (4) models spinning
+ * disks; with it, a keyset page over a low-selectivity filter (`asset_identifier=<token>`, 2% of
+ * a million holdings) walks the primary key through ~2,500 rows instead of reading 51 entries of
+ * the `(asset_identifier, _id)` index: 1.5 ms against 0.18 ms measured on PostgreSQL 15. The
+ * value used is the usual one for SSDs or a cached working set; a server whose operator has set
+ * random_page_cost keeps that setting.
+ */
+export const DEFAULT_RANDOM_PAGE_COST = "4";
+export const SESSION_RANDOM_PAGE_COST = "1.1";
+
+/** The statement to run on each new session, or null when the server's setting is not the default. */
+export function plannerSessionSql(serverRandomPageCost: string): string | null {
+  return serverRandomPageCost.trim() === DEFAULT_RANDOM_PAGE_COST
+    ? `SET random_page_cost = ${SESSION_RANDOM_PAGE_COST}`
+    : null;
+}
