@@ -11,11 +11,12 @@ import { createAuthMiddleware, surfaceForPath } from "./auth.js";
 import { BODY_METHODS, createBodyParsers } from "./content-type.js";
 import { createCors } from "./cors.js";
 import { createErrorHandler, notFoundHandler } from "./errors.js";
-import { createPrintSchemaStore, type PrintSchemaStore } from "./print-schema-store.js";
+import { EventsPageCache } from "./events-page-cache.js";
+import { createPrintSchemaStore } from "./print-schema-store.js";
 import { createRequestContext, requestIdOf } from "./request-context.js";
 import { checkRouteTable, type RouteEntry, type RouteTable } from "./route-table.js";
 import { routes as defaultRoutes } from "./routes.js";
-import type { ApiDeps, ApiHandler } from "./types.js";
+import type { ApiDeps, ApiHandler, HandlerContext } from "./types.js";
 
 export interface ApiAppDeps extends ApiDeps {
   /** Defaults to the table in routes.ts; tests pass `[...routes, ...testRoutes]`. */
@@ -43,12 +44,15 @@ export function createApiApp(deps: ApiAppDeps): Express {
 
   app.use(createRequestContext(apiDeps.logger));
   app.use(createCors(access));
-  const printSchemas = createPrintSchemaStore();
+  const caches: AppCaches = {
+    printSchemas: createPrintSchemaStore(),
+    eventsPages: apiDeps.config.pageCacheBytes > 0 ? new EventsPageCache(apiDeps.config.pageCacheBytes) : null,
+  };
   for (const route of routes) {
     const stack = [
       createAuthMiddleware(access, route.auth),
       ...bodyStack(route),
-      adapt(route.handler, apiDeps, printSchemas),
+      adapt(route.handler, apiDeps, caches),
     ];
     mountRoute(app, route, stack);
   }
@@ -65,10 +69,13 @@ function bodyStack(route: RouteEntry): RequestHandler[] {
 }
 
 /** Turns an ApiHandler into Express middleware; Express 5 forwards its rejections to the error middleware. */
-function adapt(handler: ApiHandler, deps: ApiDeps, printSchemas: PrintSchemaStore): RequestHandler {
+/** Per-app state handlers share. */
+type AppCaches = Pick<HandlerContext, "printSchemas" | "eventsPages">;
+
+function adapt(handler: ApiHandler, deps: ApiDeps, caches: AppCaches): RequestHandler {
   return async (req, res) => {
     const requestId = requestIdOf(res);
-    await handler(req, res, { ...deps, printSchemas, requestId, log: deps.logger.child({ request_id: requestId }) });
+    await handler(req, res, { ...deps, ...caches, requestId, log: deps.logger.child({ request_id: requestId }) });
   };
 }
 

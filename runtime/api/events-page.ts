@@ -35,6 +35,8 @@
  * of the read), so such a page keeps its ETag forever.
  */
 import type { Queryable } from "../db/types.js";
+import type { ChainHub } from "./chain-hub.js";
+import { type CachedPage, type EventsPageCache, pageBody } from "./events-page-cache.js";
 import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "./cache-headers.js";
 import { formatCursor, latestPosition, type Position } from "./cursor.js";
 import type { EventsQuery } from "./events-query.js";
@@ -67,7 +69,6 @@ export interface EventsPage {
   etag: string;
   /** Cache-Control directives (without public/private). */
   cacheDirectives: string;
-  eventCount: number;
 }
 
 /** Decisions of a page that depend only on what was read. Pure. */
@@ -174,6 +175,54 @@ export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ 
 
 /** Reads and renders one page. */
 export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<EventsPage> {
+  const { page, tipJson } = await renderEventsPage(q, query);
+  return { body: pageBody(page, tipJson), etag: page.etag, cacheDirectives: page.cacheDirectives };
+}
+
+const tipJsonOf = (tip: { tipHeight: number | null; finalizedHeight: number | null }) =>
+  JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
+
+/** The chain stamp (events-page-cache.ts) and the tip it reports, from the single tip row. */
+export async function readChainStamp(q: Queryable): Promise<{ stamp: string; tipJson: string }> {
+  const { rows } = await q.query<{
+    index_block_hash: string | null;
+    block_height: number | null;
+    finalized_height: number | null;
+    reorg_count: string | number;
+  }>("SELECT index_block_hash, block_height, finalized_height, reorg_count FROM control.chain_tip");
+  const r = rows[0];
+  const tip = { tipHeight: r?.block_height ?? null, finalizedHeight: r?.finalized_height ?? null };
+  return {
+    stamp: `${r?.index_block_hash}|${tip.tipHeight}|${tip.finalizedHeight}|${r?.reorg_count}`,
+    tipJson: tipJsonOf(tip),
+  };
+}
+
+/**
+ * One page through the page cache (events-page-cache.ts). An immutable page answers from memory
+ * with the hub's tip (the tip only reports the time of the read); any other hit costs the one
+ * single-row stamp read, and a miss that plus the page read.
+ */
+export async function readEventsPageCached(
+  q: Queryable,
+  query: EventsQuery,
+  cache: { pages: EventsPageCache; hub: ChainHub | undefined },
+): Promise<EventsPage> {
+  const key = JSON.stringify(query);
+  const hub = cache.hub?.state;
+  const settled = hub === undefined ? undefined : cache.pages.get(key, null);
+  if (settled !== undefined && hub !== undefined) {
+    return { body: pageBody(settled, tipJsonOf(hub)), etag: settled.etag, cacheDirectives: settled.cacheDirectives };
+  }
+  const { stamp, tipJson } = await readChainStamp(q);
+  const hit = cache.pages.get(key, stamp);
+  if (hit !== undefined) return { body: pageBody(hit, tipJson), etag: hit.etag, cacheDirectives: hit.cacheDirectives };
+  const { page, tipJson: readTip } = await renderEventsPage(q, query);
+  cache.pages.set(key, stamp, page);
+  return { body: pageBody(page, readTip), etag: page.etag, cacheDirectives: page.cacheDirectives };
+}
+
+async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<{ page: CachedPage; tipJson: string }> {
   const { tip, rows } = await readListPage(q, query);
   const plan = planPage(
     query,
@@ -184,15 +233,16 @@ export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<
 
   const eventsJson = `[${rows.map((r) => r.json).join(",")}]`;
   const reorgsJson = JSON.stringify(reorgs);
-  const tipJson = JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
+  const tipJson = tipJsonOf(tip);
   const nextJson = JSON.stringify(plan.nextCursor);
-  const body = escapeJsonHtml(
-    `{"events":${eventsJson},"next_cursor":${nextJson},"tip":${tipJson},"reorgs":${reorgsJson}}`,
-  );
-  return {
-    body,
+  // escapeJsonHtml works character by character, so escaping the parts escapes the whole body.
+  const page: CachedPage = {
+    head: escapeJsonHtml(`{"events":${eventsJson},"next_cursor":${nextJson},"tip":`),
+    tail: escapeJsonHtml(`,"reorgs":${reorgsJson}}`),
+    tipJson,
     etag: weakEtag(eventsJson, nextJson, reorgsJson),
     cacheDirectives: plan.immutable ? IMMUTABLE : SHORT_LIVED,
-    eventCount: rows.length,
+    immutable: plan.immutable,
   };
+  return { page, tipJson };
 }

@@ -10,6 +10,7 @@ import type { WebhookService } from "../dispatcher/index.js";
 import type { SigningKey } from "../internal/signing-key.js";
 import type { SubgraphEngine } from "../subgraphs/index.js";
 import type { ChainHub } from "./chain-hub.js";
+import type { EventsPageCache } from "./events-page-cache.js";
 import type { PrintSchemaStore } from "./print-schema-store.js";
 
 /** Readiness and status figures, implemented by the ingestion module. */
@@ -44,6 +45,8 @@ export interface HandlerContext extends ApiDeps {
   log: Logger;
   /** Per-app cache of contracts' print schemas (created by createApiApp). */
   printSchemas: PrintSchemaStore;
+  /** Per-app cache of rendered Index / Streams pages (created by createApiApp); null: off. */
+  eventsPages: EventsPageCache | null;
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { badRequest, notFound } from "../internal/errors.js";
 import { IMMUTABLE, PRINT_SCHEMA_MAX_AGE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "./cache-headers.js";
-import { readEventsPage } from "./events-page.js";
+import { readPage } from "./events-page-read.js";
 import { parseIndexEventsQuery } from "./events-query.js";
 import { sendJsonText } from "./json-response.js";
 import { rejectUnknownParams } from "./query-params.js";
@@ -19,7 +19,7 @@ import type { ApiHandler } from "./types.js";
 /** GET /v1/index/events */
 export const listIndexEvents: ApiHandler = async (req, res, ctx) => {
   const query = parseIndexEventsQuery(req.query);
-  const page = await readEventsPage(ctx.db, query);
+  const page = await readPage(ctx, query);
   sendJsonText(res, page.body, {
     etag: page.etag,
     cacheDirectives: page.cacheDirectives,

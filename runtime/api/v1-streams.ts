@@ -9,7 +9,7 @@
  */
 import { ServiceError } from "../internal/errors.js";
 import { BEFORE_ALL, beforeHeight, type Position } from "./cursor.js";
-import { readEventsPage } from "./events-page.js";
+import { readPage } from "./events-page-read.js";
 import { parseStreamEventsQuery, parseStreamSubscription, type StreamStart } from "./events-query.js";
 import { compileLastEventAtOrBelow, compileReorgCoveringHeight } from "./events-sql.js";
 import { startEventStreamSession } from "./event-stream-session.js";
@@ -24,7 +24,7 @@ const RECONNECT_MS = 2000;
 /** GET /v1/streams/events */
 export const listStreamEvents: ApiHandler = async (req, res, ctx) => {
   const query = parseStreamEventsQuery(req.query);
-  const page = await readEventsPage(ctx.db, query);
+  const page = await readPage(ctx, query);
   sendJsonText(res, page.body, {
     etag: page.etag,
     cacheDirectives: page.cacheDirectives,

@@ -26,6 +26,8 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** Largest observer body accepted, bytes (the genesis block is tens of MB). */
   observerBodyLimit: number;
+  /** Memory for rendered Index / Streams pages (runtime/api/events-page-cache.ts), bytes; 0 = off. */
+  pageCacheBytes: number;
   /**
    * SIGNING_KEY_SEED: base64 of a 32-byte ed25519 seed, or null to keep the key in DATA_DIR
    * (runtime/internal/signing-key.ts). Secret: never logged, never echoed in config errors.
@@ -125,6 +127,14 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     );
   }
 
+  const pageCacheRaw = str("PAGE_CACHE_MB", "64");
+  let pageCacheBytes = 64 * 1024 * 1024;
+  if (/^\d+$/.test(pageCacheRaw) && Number(pageCacheRaw) <= 65536) pageCacheBytes = Number(pageCacheRaw) * 1024 * 1024;
+  else
+    problems.push(
+      `PAGE_CACHE_MB=${JSON.stringify(pageCacheRaw)} is not a whole number 0-65536 (0 turns the page cache off)`,
+    );
+
   const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() ? env.WEBHOOK_SECRET_KEY.trim() : null;
   if (webhookSecretKey !== null && !isSeed(webhookSecretKey)) {
     problems.push(
@@ -150,6 +160,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     logLevel,
     logFormat,
     observerBodyLimit,
+    pageCacheBytes,
     signingKeySeed,
     webhookSecretKey,
   });

@@ -100,6 +100,17 @@ describe("bad values", () => {
     ]);
   });
 
+  it("PAGE_CACHE_MB: default 64 MiB, 0 turns the cache off, anything else not a whole number is refused", () => {
+    expect(parseConfig({}).pageCacheBytes).toBe(64 * 1024 * 1024);
+    expect(parseConfig({ PAGE_CACHE_MB: "0" }).pageCacheBytes).toBe(0);
+    expect(parseConfig({ PAGE_CACHE_MB: "512" }).pageCacheBytes).toBe(512 * 1024 * 1024);
+    for (const raw of ["-1", "1.5", "lots", "70000"]) {
+      expect(problemsOf({ PAGE_CACHE_MB: raw })).toEqual([
+        `PAGE_CACHE_MB=${JSON.stringify(raw)} is not a whole number 0-65536 (0 turns the page cache off)`,
+      ]);
+    }
+  });
+
   it("an unknown NETWORK lists the allowed ones", () => {
     expect(problemsOf({ NETWORK: "regtest" })).toEqual(['NETWORK="regtest" is not one of: mainnet, testnet, devnet']);
   });

@@ -1,0 +1,92 @@
+/**
+ * In-process cache of rendered Index / Streams pages (issue "Index and Streams read API",
+ * benchmark: a 200-event page is ~100 KB of JSON that PostgreSQL builds row by row).
+ *
+ * Apart from `tip`, a page depends only on its query and the chain, so an entry is the rendered
+ * page minus its tip (filled in on every answer). Two kinds of entry:
+ * - immutable pages (everything at or below the finalized height, events-page.ts): valid for
+ *   ever, whatever happens at the tip;
+ * - other pages: valid while the chain stamp they were read under is current. The stamp is the
+ *   tip row (tip block hash, height, finalized height, reorg count), which every block, burn
+ *   block and reorg changes in the same transaction as the events; a reader compares it with one
+ *   single-row read, so a cached page is never older than the database.
+ * A read stores its result under the stamp read *before* it, so a block committed during the
+ * read leaves the entry stale at once. Bounded by `maxBytes` (least recently used out first).
+ * Pure: no I/O.
+ */
+
+/** A rendered page without its tip: body = head + tipJson + tail. */
+export interface CachedPage {
+  head: string;
+  tail: string;
+  /** The tip the page was read with, as JSON. */
+  tipJson: string;
+  etag: string;
+  cacheDirectives: string;
+  immutable: boolean;
+}
+
+interface Entry {
+  page: CachedPage;
+  stamp: string;
+  bytes: number;
+}
+
+export const DEFAULT_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
+
+export class EventsPageCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = DEFAULT_PAGE_CACHE_BYTES) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get byteSize(): number {
+    return this.bytes;
+  }
+
+  /**
+   * The page for `key` if still valid under chain `stamp`. With `stamp` null only an immutable
+   * page is returned (a caller that has not read the stamp yet).
+   */
+  get(key: string, stamp: string | null): CachedPage | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (!entry.page.immutable && entry.stamp !== stamp) {
+      if (stamp !== null) this.remove(key, entry);
+      return undefined;
+    }
+    // Most recently used last.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.page;
+  }
+
+  /** Stores a page read under chain `stamp` (the stamp read before the page). */
+  set(key: string, stamp: string, page: CachedPage): void {
+    // UTF-16 strings: two bytes a character, plus the entry's own overhead.
+    const bytes = 2 * (key.length + page.head.length + page.tail.length + page.tipJson.length + page.etag.length) + 128;
+    if (bytes > this.maxBytes) return;
+    const old = this.entries.get(key);
+    if (old !== undefined) this.remove(key, old);
+    this.entries.set(key, { page, stamp, bytes });
+    this.bytes += bytes;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.remove(k, e);
+    }
+  }
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+}
+
+/** The body of a cached page with the given tip. */
+export function pageBody(page: CachedPage, tipJson: string): string {
+  return page.head + tipJson + page.tail;
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { type CachedPage, EventsPageCache, pageBody } from "../../../runtime/api/events-page-cache.js";
+
+const page = (immutable: boolean, events = "[]"): CachedPage => ({
+  head: `{"events":${events},"next_cursor":"","tip":`,
+  tail: ',"reorgs":[]}',
+  tipJson: '{"block_height":9,"finalized_height":3}',
+  etag: 'W/"x"',
+  cacheDirectives: immutable ? "max-age=31536000, immutable" : "max-age=2",
+  immutable,
+});
+
+describe("EventsPageCache", () => {
+  it("keeps an immutable page whatever the stamp, even for a caller that has not read one", () => {
+    const cache = new EventsPageCache();
+    const p = page(true);
+    cache.set("q", "s1", p);
+    expect(cache.get("q", null)).toBe(p);
+    expect(cache.get("q", "s2")).toBe(p);
+  });
+
+  it("serves any other page only under the stamp it was read with, and drops it on a new one", () => {
+    const cache = new EventsPageCache();
+    const p = page(false);
+    cache.set("q", "s1", p);
+    expect(cache.get("q", null)).toBeUndefined();
+    expect(cache.get("q", "s1")).toBe(p);
+    expect(cache.get("q", "s2")).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(cache.get("q", "s1")).toBeUndefined();
+  });
+
+  it("stays within its byte bound, evicting the least recently used first", () => {
+    const big = "x".repeat(10_000);
+    const one = 2 * (1 + page(true, big).head.length + page(true).tail.length + page(true).tipJson.length + 6) + 128;
+    const cache = new EventsPageCache(one * 3);
+    for (const k of ["a", "b", "c"]) cache.set(k, "s", page(true, big));
+    expect(cache.get("a", "s")).toBeDefined(); // a is now the most recent
+    cache.set("d", "s", page(true, big));
+    expect(cache.byteSize).toBeLessThanOrEqual(one * 3);
+    expect(cache.get("b", "s")).toBeUndefined();
+    for (const k of ["a", "c", "d"]) expect(cache.get(k, "s")).toBeDefined();
+  });
+
+  it("does not keep a page larger than the whole bound", () => {
+    const cache = new EventsPageCache(1000);
+    cache.set("q", "s", page(true, "y".repeat(5000)));
+    expect(cache.size).toBe(0);
+  });
+
+  it("puts the tip between head and tail", () => {
+    const body = pageBody(page(true, "[1]"), '{"block_height":12,"finalized_height":4}');
+    expect(JSON.parse(body)).toEqual({
+      events: [1],
+      next_cursor: "",
+      tip: { block_height: 12, finalized_height: 4 },
+      reorgs: [],
+    });
+  });
+});
