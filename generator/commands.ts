@@ -5,10 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { modelSpec } from "./generate.js";
+import { modelSpec } from "./model-spec.js";
 import { GENERATED_DIR } from "./repo-paths.js";
 import { formatSpecError, SpecValidationError } from "./spec-error.js";
-import { checkGenerated, writeGenerated } from "./write.js";
 
 export interface CommandOutput {
   out(text: string): void;
@@ -43,6 +42,8 @@ export function registerGeneratorCommands(program: Command, output: CommandOutpu
 
 /** `generate [--check]`; returns the exit code. */
 export async function runGenerate(options: { check?: boolean; dir: string }, output: CommandOutput): Promise<number> {
+  // Loaded here, not at start-up: the emitters pull in ts-morph and openapi-typescript.
+  const { checkGenerated, writeGenerated } = await import("./write.js");
   try {
     if (options.check === true) {
       const result = await checkGenerated(options.dir);

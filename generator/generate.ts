@@ -3,22 +3,18 @@
  * (STYLE.md "Generator: a pure pipeline with files written at the edge"; sqlc's Generate).
  * Never touches the disk; deterministic — same specs in, same bytes out.
  */
-import { buildModel } from "./build-model.js";
 import { emitClient } from "./emit-client.js";
 import { emitDescriptor } from "./emit-descriptor.js";
 import { emitIndex } from "./emit-index.js";
 import { emitMigration } from "./emit-migration.js";
 import { emitOpenApi } from "./emit-openapi.js";
 import { emitRoutes } from "./emit-routes.js";
-import { loadSpec } from "./load-spec.js";
+import { modelSpec, type SpecInput } from "./model-spec.js";
 import type { SubgraphModel } from "./model.js";
 import { type SpecError, sortSpecErrors } from "./spec-error.js";
 
-/** One spec's text and the file name its errors and headers show. */
-export interface SpecInput {
-  file: string;
-  text: string;
-}
+export type { SpecInput } from "./model-spec.js";
+export { modelSpec } from "./model-spec.js";
 
 export type GenerateResult = { ok: true; files: Map<string, string> } | { ok: false; errors: SpecError[] };
 
@@ -32,12 +28,6 @@ export async function generateSubgraph(model: SubgraphModel): Promise<Map<string
     [`${dir}/openapi.json`, emitOpenApi(model)],
     [`${dir}/routes.ts`, emitRoutes(model)],
   ]);
-}
-
-/** Validates and models one spec. */
-export function modelSpec(input: SpecInput): { ok: true; model: SubgraphModel } | { ok: false; errors: SpecError[] } {
-  const loaded = loadSpec(input.text, input.file);
-  return loaded.ok ? buildModel(loaded.loaded) : loaded;
 }
 
 /** Every spec → the whole generated/ tree (plus index.ts), or every error of every spec. */

@@ -1,7 +1,7 @@
 /** Embedded PGlite driver (DESIGN.md §2): one in-process PostgreSQL in DATA_DIR, with pg_trgm. */
 import { PGlite, types } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { plannerSessionSql } from "./planner-settings.js";
+import { plannerSessionSettings } from "./planner-settings.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 
 const parsers = {
@@ -13,8 +13,9 @@ const parsers = {
 export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
   const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
   const { rows } = await pg.query<{ cost: string }>("SELECT current_setting('random_page_cost') AS cost");
-  const sessionSql = plannerSessionSql(rows[0].cost);
-  if (sessionSql !== null) await pg.exec(sessionSql);
+  for (const [name, value] of Object.entries(plannerSessionSettings(rows[0].cost))) {
+    await pg.exec(`SET ${name} = ${value}`);
+  }
   const wrap = (q: { query: PGlite["query"]; exec: PGlite["exec"] }): Queryable => ({
     async exec(sql: string) {
       await q.exec(sql);

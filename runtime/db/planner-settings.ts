@@ -9,9 +9,13 @@
 export const DEFAULT_RANDOM_PAGE_COST = "4";
 export const SESSION_RANDOM_PAGE_COST = "1.1";
 
-/** The statement to run on each new session, or null when the server's setting is not the default. */
-export function plannerSessionSql(serverRandomPageCost: string): string | null {
-  return serverRandomPageCost.trim() === DEFAULT_RANDOM_PAGE_COST
-    ? `SET random_page_cost = ${SESSION_RANDOM_PAGE_COST}`
-    : null;
+/** The settings our sessions start with: none when the server's random_page_cost is not the default. */
+export function plannerSessionSettings(serverRandomPageCost: string): Record<string, string> {
+  return serverRandomPageCost.trim() === DEFAULT_RANDOM_PAGE_COST ? { random_page_cost: SESSION_RANDOM_PAGE_COST } : {};
+}
+
+/** As a libpq `options` value (`-c name=value …`), applied when each connection starts. */
+export function startupOptions(settings: Record<string, string>): string | undefined {
+  const parts = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`);
+  return parts.length ? parts.join(" ") : undefined;
 }

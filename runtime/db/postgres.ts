@@ -1,6 +1,6 @@
 /** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection. */
 import pg from "pg";
-import { plannerSessionSql } from "./planner-settings.js";
+import { plannerSessionSettings, startupOptions } from "./planner-settings.js";
 import { PreparedStatementPolicy } from "./prepared-statements.js";
 import type { Db, NotificationHandler, Queryable, QueryResult } from "./types.js";
 
@@ -13,21 +13,27 @@ const typeParsers = {
 };
 
 export async function createPostgresDb(connectionString: string, poolSize = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max: poolSize, types: typeParsers as pg.CustomTypesConfig });
-  pool.on("error", () => {}); // idle-client errors surface on the next query instead
-  let sessionSql: string | null = null;
-  // Queued ahead of the client's first query (node-pg runs a client's queries in order).
-  pool.on("connect", (client) => {
-    if (sessionSql !== null) void client.query(sessionSql).catch(() => {});
-  });
-  const probe = await pool.connect(); // fails fast with a clear error when unreachable
+  // One short connection first: fails fast with a clear error when unreachable, and reads the
+  // server's planner setting (planner-settings.ts).
+  const probe = new pg.Client({ connectionString });
+  probe.on("error", () => {});
+  await probe.connect();
+  let settings: Record<string, string>;
   try {
     const { rows } = await probe.query<{ cost: string }>("SELECT current_setting('random_page_cost') AS cost");
-    sessionSql = plannerSessionSql(rows[0].cost);
-    if (sessionSql !== null) await probe.query(sessionSql);
+    settings = plannerSessionSettings(rows[0].cost);
   } finally {
-    probe.release();
+    await probe.end().catch(() => {});
   }
+  // Startup options of every pooled session, unless the URL sets its own.
+  const options = /[?&]options=/.test(connectionString) ? undefined : startupOptions(settings);
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: typeParsers as pg.CustomTypesConfig,
+    ...(options === undefined ? {} : { options }),
+  });
+  pool.on("error", () => {}); // idle-client errors surface on the next query instead
 
   const prepared = new PreparedStatementPolicy();
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({

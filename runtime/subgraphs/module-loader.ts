@@ -11,11 +11,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ts } from "ts-morph";
 import { subgraphs as generatedSubgraphs } from "../../generated/index.js";
 import { emitMigration } from "../../generator/emit-migration.js";
-import { emitRoutes } from "../../generator/emit-routes.js";
-import { modelSpec } from "../../generator/generate.js";
+import { modelSpec } from "../../generator/model-spec.js";
 import type { SubgraphModel } from "../../generator/model.js";
 import { GENERATED_DIR, SPECS_DIR } from "../../generator/repo-paths.js";
 import type { SpecError } from "../../generator/spec-error.js";
@@ -75,6 +73,8 @@ export async function loadDeployedModule(
   format: SpecFormat,
   dataDir: string,
 ): Promise<ModuleSource> {
+  // Loaded on first deploy, not at start-up (ts-morph is large).
+  const [{ emitRoutes }, { ts }] = await Promise.all([import("../../generator/emit-routes.js"), import("ts-morph")]);
   const routes = emitRoutes(model);
   const migrationSql = emitMigration(model);
   const moduleHash = sha256(`${format}\n${specText}`);

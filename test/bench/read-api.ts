@@ -8,7 +8,12 @@
  * read the figures next to it). autocannon runs in a worker thread so it
  * does not share the service's event loop (it still shares the machine's cores).
  *
- *   BENCH_EVENTS=5000000 BENCH_SECONDS=10 npx tsx test/bench/read-api.ts
+ *   BENCH_EVENTS=5000000 BENCH_SECONDS=10 BENCH_CACHE=both|on|off npx tsx test/bench/read-api.ts
+ *
+ * BENCH_CACHE: the HTTP cases with the page cache on (the default service; every request of a
+ * case asks for the same page, so after the first it is answered from memory — immutable pages
+ * with no query, others after the one-row chain-stamp read), off (PAGE_CACHE_MB=0: every
+ * request reads and renders the page), or both (default).
  *   (BENCH_EXPLAIN=1 also prints each case's index scans and execution time)
  *
  * The history is loaded straight into chain.events / chain.blocks with `generate_series` (one
@@ -33,6 +38,8 @@ import { createPgDatabase } from "../support/db.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CACHE_MODES =
+  (process.env.BENCH_CACHE ?? "both") === "both" ? ["on", "off"] : [process.env.BENCH_CACHE as string];
 const PER_BLOCK = 50;
 const SENDERS = 1000;
 const LOAD_CHUNK = 500_000;
@@ -174,42 +181,49 @@ async function main() {
       { name: "sender=…, end", route: "/v1/streams/events", query: { sender, cursor: end(5000) } },
     ];
 
-    const config = parseConfig({
-      DATABASE_URL: database.url,
-      API_PORT: "0",
-      OBSERVER_PORT: "0",
-      DATA_DIR: ".tmp/bench-read-api",
-      LOG_LEVEL: "silent",
-    });
-    const service = await startService({ config, logger: silentLogger });
-    try {
-      log("");
-      log(
-        "case                                  | SQL p50 / p99 ms | HTTP ×10 p50 / p99 ms |  req/s ×10 | HTTP ×1 p50 / p99 ms | req/s ×1 | load",
-      );
-      log(
-        "--------------------------------------|------------------|-----------------------|------------|----------------------|----------|-----",
-      );
-      for (const c of cases) {
-        const [s50, s99] = await sqlTimes(client, { limit: "200", ...c.query });
-        const url = `${service.apiUrl}${c.route}?${new URLSearchParams({ limit: "200", ...c.query })}`;
-        const check = (await (await fetch(url)).json()) as { events: unknown[] };
-        if (check.events.length !== 200) throw new Error(`${c.name}: expected 200 events, got ${check.events.length}`);
-        await autocannon({ url, connections: 10, duration: 2, workers: 1 }); // warm-up
-        const ten = await autocannon({ url, connections: 10, duration: SECONDS, workers: 1 });
-        const one = await autocannon({
-          url,
-          connections: 1,
-          duration: Math.max(2, Math.round(SECONDS / 2)),
-          workers: 1,
-        });
-        if (ten.non2xx || ten.errors || one.non2xx || one.errors) throw new Error(`${c.name}: non-2xx or errors`);
+    for (const mode of CACHE_MODES) {
+      const config = parseConfig({
+        DATABASE_URL: database.url,
+        API_PORT: "0",
+        OBSERVER_PORT: "0",
+        DATA_DIR: ".tmp/bench-read-api",
+        LOG_LEVEL: "silent",
+        ...(mode === "off" ? { PAGE_CACHE_MB: "0" } : {}),
+      });
+      const service = await startService({ config, logger: silentLogger });
+      try {
+        log("");
         log(
-          `${c.name.padEnd(38)}| ${`${s50.toFixed(2)} / ${s99.toFixed(2)}`.padStart(16)} | ${`${ten.latency.p50} / ${ten.latency.p99}`.padStart(21)} | ${ten.requests.average.toFixed(0).padStart(10)} | ${`${one.latency.p50} / ${one.latency.p99}`.padStart(20)} | ${one.requests.average.toFixed(0).padStart(8)} | ${os.loadavg()[0].toFixed(1)}`,
+          `page cache ${mode}${mode === "on" ? " (each case repeats one page: answered from memory after the first read)" : " (PAGE_CACHE_MB=0)"}`,
         );
+        log(
+          "case                                  | SQL p50 / p99 ms | HTTP ×10 p50 / p99 ms |  req/s ×10 | HTTP ×1 p50 / p99 ms | req/s ×1 | load",
+        );
+        log(
+          "--------------------------------------|------------------|-----------------------|------------|----------------------|----------|-----",
+        );
+        for (const c of cases) {
+          const [s50, s99] = await sqlTimes(client, { limit: "200", ...c.query });
+          const url = `${service.apiUrl}${c.route}?${new URLSearchParams({ limit: "200", ...c.query })}`;
+          const check = (await (await fetch(url)).json()) as { events: unknown[] };
+          if (check.events.length !== 200)
+            throw new Error(`${c.name}: expected 200 events, got ${check.events.length}`);
+          await autocannon({ url, connections: 10, duration: 2, workers: 1 }); // warm-up
+          const ten = await autocannon({ url, connections: 10, duration: SECONDS, workers: 1 });
+          const one = await autocannon({
+            url,
+            connections: 1,
+            duration: Math.max(2, Math.round(SECONDS / 2)),
+            workers: 1,
+          });
+          if (ten.non2xx || ten.errors || one.non2xx || one.errors) throw new Error(`${c.name}: non-2xx or errors`);
+          log(
+            `${c.name.padEnd(38)}| ${`${s50.toFixed(2)} / ${s99.toFixed(2)}`.padStart(16)} | ${`${ten.latency.p50} / ${ten.latency.p99}`.padStart(21)} | ${ten.requests.average.toFixed(0).padStart(10)} | ${`${one.latency.p50} / ${one.latency.p99}`.padStart(20)} | ${one.requests.average.toFixed(0).padStart(8)} | ${os.loadavg()[0].toFixed(1)}`,
+          );
+        }
+      } finally {
+        await service.stop();
       }
-    } finally {
-      await service.stop();
     }
   } finally {
     await client.end();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plannerSessionSql } from "../../../runtime/db/planner-settings.js";
+import { plannerSessionSettings, startupOptions } from "../../../runtime/db/planner-settings.js";
 import { PreparedStatementPolicy, schemaTag } from "../../../runtime/db/prepared-statements.js";
 
 describe("PreparedStatementPolicy", () => {
@@ -43,10 +43,15 @@ describe("PreparedStatementPolicy", () => {
   });
 });
 
-describe("plannerSessionSql", () => {
+describe("planner session settings", () => {
   it("lowers random_page_cost only while the server has the default", () => {
-    expect(plannerSessionSql("4")).toBe("SET random_page_cost = 1.1");
-    expect(plannerSessionSql("2")).toBeNull();
-    expect(plannerSessionSql("1.1")).toBeNull();
+    expect(plannerSessionSettings("4")).toEqual({ random_page_cost: "1.1" });
+    expect(plannerSessionSettings("2")).toEqual({});
+    expect(plannerSessionSettings("1.1")).toEqual({});
+  });
+
+  it("renders libpq startup options, none for no settings", () => {
+    expect(startupOptions({ random_page_cost: "1.1" })).toBe("-c random_page_cost=1.1");
+    expect(startupOptions({})).toBeUndefined();
   });
 });
