@@ -12,7 +12,11 @@ import { type TestDb, createTestDb } from "../support/db.js";
 import { postObserver, startTestService } from "../support/service.js";
 import { modelChain, pick } from "./read-api-model.js";
 
-type Page = { events: Record<string, unknown>[]; next_cursor: string; tip: { block_height: number | null } };
+type Page = {
+  events: Record<string, unknown>[];
+  next_cursor: string;
+  tip: { block_height: number | null; finalized_height: number | null };
+};
 
 const requests: RawRequest[] = simulateChain({
   seed: "page-cache",
@@ -75,7 +79,7 @@ describe("Index / Streams page cache", () => {
       await cached.idle();
       const model = modelChain(requests);
       const first = await get(`${cached.apiUrl}/v1/index/events?limit=5`);
-      const fin = (first.page.tip as { finalized_height: number | null }).finalized_height;
+      const fin = first.page.tip.finalized_height;
       expect(fin).not.toBeNull();
       const lastHeight = first.page.events.at(-1)?.block_height as number;
       expect(lastHeight).toBeLessThanOrEqual(fin as number);

@@ -36,7 +36,8 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it("loses no delivery and duplicates no effect", async () => {
+  // Generous bounds: on a contended 2-core machine one PGlite process can take minutes here.
+  it("loses no delivery and duplicates no effect", { timeout: 480_000 }, async () => {
     const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE: "true", NETWORK: "devnet", LOG_LEVEL: "info" };
     if (TEST_DB_KIND === "postgres") {
       const created = await createPgDatabase();
@@ -75,7 +76,7 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
     expect(created.status).toBe(201);
     for (const r of requests) await postObserver(first.observerUrl, r.path, r.body);
     await waitFor(() => receiver.requests.filter((r) => r.status === 200).length >= expected / 4, {
-      timeoutMs: 60_000,
+      timeoutMs: 180_000,
     });
     first.child.kill("SIGKILL");
     expect((await exitFirst).signal).toBe("SIGKILL");
@@ -104,7 +105,7 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
         // (the log pages newest first; 1000 is more than this test's rows plus their retries)
         return seen.size === expected;
       },
-      { timeoutMs: 90_000, intervalMs: 250 },
+      { timeoutMs: 240_000, intervalMs: 250 },
     );
 
     const delivered = receiver.requests.filter((r) => r.status === 200);
