@@ -106,7 +106,12 @@ export function createJournalProcessor(deps: {
         if (fileJournal) {
           // Acknowledged before the last stop; the ones already committed are skipped by key.
           const records = fileJournal.readAll();
-          for (const r of records) deps.onOutcome?.(await processOne(r));
+          for (const r of records) {
+            // Not `onOutcome?.(await processOne(r))`: without a listener that skips the call's
+            // argument too, and the record would never be processed.
+            const outcome = await processOne(r);
+            deps.onOutcome?.(outcome);
+          }
           if (records.length) deps.logger.info({ msg: "recovered journaled requests", count: records.length });
           await fileJournal.truncateIfDrained();
         }
