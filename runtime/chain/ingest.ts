@@ -104,6 +104,16 @@ export function decodeRequest(path: string, body: string): Decoded {
     : { kind: "burn_block", burn: decodeNewBurnBlock(parsed) };
 }
 
+/** Pure: decodes a request, turning every failure into a `malformed` result (never throws). */
+export function tryDecode(path: string, body: string): DecodeResult {
+  try {
+    return decodeRequest(path, body);
+  } catch (err) {
+    if (err instanceof MalformedPayloadError) return { kind: "malformed", reason: err.message };
+    return { kind: "malformed", reason: `decoder failed: ${errorMessage(err)}` };
+  }
+}
+
 export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = [] }: IngestorDeps): Ingestor {
   const confirmations = finalityBurnConfirmations;
 
@@ -252,15 +262,6 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     logger.warn({ msg: "malformed observer payload", path, journal_id: id, error: reason });
     await markJournalMalformed(db, id, reason, body);
     return { kind: "malformed", reason };
-  }
-
-  function tryDecode(path: string, body: string): DecodeResult {
-    try {
-      return decodeRequest(path, body);
-    } catch (err) {
-      if (err instanceof MalformedPayloadError) return { kind: "malformed", reason: err.message };
-      return { kind: "malformed", reason: `decoder failed: ${errorMessage(err)}` };
-    }
   }
 
   const ingestor: Ingestor = {

@@ -9,6 +9,7 @@ import { createChainOutbox } from "../dispatcher/chain-outbox.js";
 import { createSubgraphOutbox } from "../dispatcher/subgraph-outbox.js";
 import { createSubgraphEngine } from "../subgraphs/index.js";
 import { DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
+import { startWorkerDecoder } from "./worker-decoder.js";
 import { createProgress } from "./progress.js";
 
 export function registerImportCommand(program: Command): void {
@@ -54,11 +55,17 @@ export function registerImportCommand(program: Command): void {
           ],
         });
         subgraphs.onRowChanges(createSubgraphOutbox());
+        const decoder = startWorkerDecoder();
+        await decoder.decode([]).catch(async (err) => {
+          await decoder.close();
+          throw err;
+        }); // the worker is up before the import announces itself
         if (!opts.quiet)
           process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress(), {
           batchSize: opts.batchSize,
-        });
+          decoder,
+        }).finally(() => decoder.close());
         process.stderr.write(opts.quiet ? "" : "\n");
         process.stdout.write(`${describeSummary(file, summary)}\n`);
         await subgraphs.idle(); // a backfill started at init finishes before the database closes

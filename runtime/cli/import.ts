@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { ImportItem, IngestOutcome, Ingestor } from "../chain/ingest.js";
 import { type Progress, formatDuration, formatRate } from "./progress.js";
 import { readReplayRows } from "./replay-tsv.js";
+import { type BatchDecoder, inlineDecoder } from "./worker-decoder.js";
 
 export interface ImportSummary {
   rows: number;
@@ -79,35 +80,51 @@ export function requestKey(path: string, body: string): string {
 export const DEFAULT_BATCH_SIZE = 16;
 const BATCH_BYTES = 8 * 1024 * 1024;
 
+/** Batches decoded or in the database at once: bounds how far reading runs ahead. */
+const BATCHES_AHEAD = 3;
+
 export async function importReplayFile(
   file: string,
   ingestor: Ingestor,
   progress?: Progress,
-  options: { batchSize: number } = { batchSize: DEFAULT_BATCH_SIZE },
+  options: { batchSize: number; decoder?: BatchDecoder } = { batchSize: DEFAULT_BATCH_SIZE },
 ): Promise<ImportSummary> {
   const summary = emptySummary();
   const started = performance.now();
+  const decoder = options.decoder ?? inlineDecoder(ingestor.decode);
   let fraction = 0;
-  let inFlight: Promise<IngestOutcome[]> | null = null;
-  let batch: ImportItem[] = [];
+  let batch: { path: string; body: string }[] = [];
   let batchBytes = 0;
+  // Each batch is decoded as soon as it is read (on the decoder's thread) while earlier batches
+  // are in the database; transactions stay strictly one after another, in file order.
+  const inFlight: Promise<void>[] = [];
+  let last: Promise<void> = Promise.resolve();
   const flush = async () => {
-    // Decoding of the next batch overlaps this batch's transaction (CPU while the database works);
-    // transactions stay strictly one after another, in file order.
-    if (inFlight) for (const o of await inFlight) countOutcome(summary, o);
-    inFlight = batch.length ? ingestor.importBatch(batch) : null;
+    if (!batch.length) return;
+    const rows = batch;
     batch = [];
     batchBytes = 0;
+    const decoded = decoder.decode(rows);
+    const previous = last;
+    last = (async () => {
+      const results = await decoded;
+      await previous;
+      const items: ImportItem[] = rows.map((row, i) => ({
+        path: row.path,
+        body: row.body,
+        sourceKey: requestKey(row.path, row.body),
+        decoded: results[i],
+      }));
+      for (const o of await ingestor.importBatch(items)) countOutcome(summary, o);
+    })();
+    last.catch(() => {}); // observed through inFlight below; never an unhandled rejection
+    inFlight.push(last);
+    while (inFlight.length >= BATCHES_AHEAD) await inFlight.shift();
   };
   for await (const row of readReplayRows(file, (consumed, total) => {
     fraction = total ? consumed / total : 1;
   })) {
-    batch.push({
-      path: row.path,
-      body: row.body,
-      sourceKey: requestKey(row.path, row.body),
-      decoded: ingestor.decode(row.path, row.body),
-    });
+    batch.push({ path: row.path, body: row.body });
     batchBytes += row.body.length;
     if (batch.length >= options.batchSize || batchBytes >= BATCH_BYTES) await flush();
     if (progress) {
@@ -118,8 +135,8 @@ export async function importReplayFile(
       );
     }
   }
-  await flush(); // start the last batch
-  await flush(); // and count it
+  await flush();
+  while (inFlight.length) await inFlight.shift();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }

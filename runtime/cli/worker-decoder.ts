@@ -1,0 +1,70 @@
+/**
+ * Decoding of import batches off the main thread (decode-worker.ts). One worker, batches answered
+ * in order; a worker that cannot start or dies fails the batches waiting on it (the import then
+ * stops with that error: nothing half-imported is committed, and a re-run skips what was).
+ */
+import { Worker } from "node:worker_threads";
+import type { DecodeResult } from "../chain/ingest.js";
+
+export interface DecodeRequest {
+  id: number;
+  items: { path: string; body: string }[];
+}
+
+export interface DecodeResponse {
+  id: number;
+  results: DecodeResult[];
+}
+
+export interface BatchDecoder {
+  decode(items: readonly { path: string; body: string }[]): Promise<DecodeResult[]>;
+  close(): Promise<void>;
+}
+
+/** Decodes on the calling thread (tests, or where a worker is not wanted). */
+export function inlineDecoder(decode: (path: string, body: string) => DecodeResult): BatchDecoder {
+  return {
+    decode: async (items) => items.map((item) => decode(item.path, item.body)),
+    close: async () => {},
+  };
+}
+
+export function startWorkerDecoder(): BatchDecoder {
+  const worker = import.meta.url.endsWith(".ts")
+    ? // Under tsx (development, tests) the worker is TypeScript too: register tsx in it first.
+      new Worker(
+        `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL("./decode-worker.ts", import.meta.url).href)}); })`,
+        { eval: true },
+      )
+    : new Worker(new URL("./decode-worker.js", import.meta.url));
+  const waiting = new Map<number, { resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let failure: Error | null = null;
+  const failAll = (err: Error) => {
+    failure = err;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  worker.on("message", (response: DecodeResponse) => {
+    const w = waiting.get(response.id);
+    waiting.delete(response.id);
+    w?.resolve(response.results);
+  });
+  worker.on("error", (err) => failAll(new Error(`decode worker failed: ${err.message}`)));
+  worker.on("exit", (code) => {
+    if (waiting.size) failAll(new Error(`decode worker exited (code ${code})`));
+  });
+  return {
+    decode(items) {
+      if (failure) return Promise.reject(failure);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.postMessage({ id, items: items.map((i) => ({ path: i.path, body: i.body })) } satisfies DecodeRequest);
+      });
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
