@@ -68,10 +68,10 @@ function bodyStack(route: RouteEntry): RequestHandler[] {
   return BODY_METHODS.has(route.method) ? createBodyParsers(route.body) : [];
 }
 
-/** Turns an ApiHandler into Express middleware; Express 5 forwards its rejections to the error middleware. */
 /** Per-app state handlers share. */
 type AppCaches = Pick<HandlerContext, "printSchemas" | "eventsPages">;
 
+/** Turns an ApiHandler into Express middleware; Express 5 forwards its rejections to the error middleware. */
 function adapt(handler: ApiHandler, deps: ApiDeps, caches: AppCaches): RequestHandler {
   return async (req, res) => {
     const requestId = requestIdOf(res);

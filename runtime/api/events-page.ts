@@ -175,9 +175,15 @@ export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ 
 
 /** Reads and renders one page. */
 export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<EventsPage> {
-  const { page, tipJson } = await renderEventsPage(q, query);
-  return { body: pageBody(page, tipJson), etag: page.etag, cacheDirectives: page.cacheDirectives };
+  return answer(await renderEventsPage(q, query));
 }
+
+/** The response of a rendered page, with the given tip (default: the one it was read with). */
+const answer = (page: CachedPage, tipJson = page.tipJson): EventsPage => ({
+  body: pageBody(page, tipJson),
+  etag: page.etag,
+  cacheDirectives: page.cacheDirectives,
+});
 
 const tipJsonOf = (tip: { tipHeight: number | null; finalizedHeight: number | null }) =>
   JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
@@ -209,20 +215,19 @@ export async function readEventsPageCached(
   cache: { pages: EventsPageCache; hub: ChainHub | undefined },
 ): Promise<EventsPage> {
   const key = JSON.stringify(query);
-  const hub = cache.hub?.state;
-  const settled = hub === undefined ? undefined : cache.pages.get(key, null);
-  if (settled !== undefined && hub !== undefined) {
-    return { body: pageBody(settled, tipJsonOf(hub)), etag: settled.etag, cacheDirectives: settled.cacheDirectives };
+  if (cache.hub !== undefined) {
+    const settled = cache.pages.get(key, null);
+    if (settled !== undefined) return answer(settled, tipJsonOf(cache.hub.state));
   }
   const { stamp, tipJson } = await readChainStamp(q);
   const hit = cache.pages.get(key, stamp);
-  if (hit !== undefined) return { body: pageBody(hit, tipJson), etag: hit.etag, cacheDirectives: hit.cacheDirectives };
-  const { page, tipJson: readTip } = await renderEventsPage(q, query);
+  if (hit !== undefined) return answer(hit, tipJson);
+  const page = await renderEventsPage(q, query);
   cache.pages.set(key, stamp, page);
-  return { body: pageBody(page, readTip), etag: page.etag, cacheDirectives: page.cacheDirectives };
+  return answer(page);
 }
 
-async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<{ page: CachedPage; tipJson: string }> {
+async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<CachedPage> {
   const { tip, rows } = await readListPage(q, query);
   const plan = planPage(
     query,
@@ -236,7 +241,7 @@ async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<{ pag
   const tipJson = tipJsonOf(tip);
   const nextJson = JSON.stringify(plan.nextCursor);
   // escapeJsonHtml works character by character, so escaping the parts escapes the whole body.
-  const page: CachedPage = {
+  return {
     head: escapeJsonHtml(`{"events":${eventsJson},"next_cursor":${nextJson},"tip":`),
     tail: escapeJsonHtml(`,"reorgs":${reorgsJson}}`),
     tipJson,
@@ -244,5 +249,4 @@ async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<{ pag
     cacheDirectives: plan.immutable ? IMMUTABLE : SHORT_LIVED,
     immutable: plan.immutable,
   };
-  return { page, tipJson };
 }

@@ -55,11 +55,7 @@ export function registerImportCommand(program: Command): void {
           ],
         });
         subgraphs.onRowChanges(createSubgraphOutbox());
-        const decoder = startWorkerDecoder();
-        await decoder.decode([]).catch(async (err) => {
-          await decoder.close();
-          throw err;
-        }); // the worker is up before the import announces itself
+        const decoder = await startWorkerDecoder(); // up before the import announces itself
         if (!opts.quiet)
           process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress(), {

@@ -8,7 +8,7 @@ import type { DecodeResult } from "../chain/ingest.js";
 
 export interface DecodeRequest {
   id: number;
-  items: { path: string; body: string }[];
+  items: readonly { path: string; body: string }[];
 }
 
 export interface DecodeResponse {
@@ -29,7 +29,8 @@ export function inlineDecoder(decode: (path: string, body: string) => DecodeResu
   };
 }
 
-export function startWorkerDecoder(): BatchDecoder {
+/** Starts the worker; resolves once it has loaded and answered, so a started decoder is ready. */
+export async function startWorkerDecoder(): Promise<BatchDecoder> {
   const worker = import.meta.url.endsWith(".ts")
     ? // Under tsx (development, tests) the worker is TypeScript too: register tsx in it first.
       new Worker(
@@ -54,17 +55,24 @@ export function startWorkerDecoder(): BatchDecoder {
   worker.on("exit", (code) => {
     if (waiting.size) failAll(new Error(`decode worker exited (code ${code})`));
   });
-  return {
+  const decoder: BatchDecoder = {
     decode(items) {
       if (failure) return Promise.reject(failure);
       const id = nextId++;
       return new Promise((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, items: items.map((i) => ({ path: i.path, body: i.body })) } satisfies DecodeRequest);
+        worker.postMessage({ id, items } satisfies DecodeRequest);
       });
     },
     async close() {
       await worker.terminate();
     },
   };
+  try {
+    await decoder.decode([]);
+  } catch (err) {
+    await decoder.close();
+    throw err;
+  }
+  return decoder;
 }

@@ -66,6 +66,13 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     problems.push(`${name}=${JSON.stringify(raw)} is not one of: ${allowed.join(", ")}`);
     return fallback;
   };
+  /** A whole number that `accept` allows, else `problem` (after `NAME="raw" `) is reported. */
+  const wholeNumber = (name: string, fallback: number, accept: (n: number) => boolean, problem: string) => {
+    const raw = str(name, String(fallback));
+    if (/^\d+$/.test(raw) && accept(Number(raw))) return Number(raw);
+    problems.push(`${name}=${JSON.stringify(raw)} ${problem}`);
+    return fallback;
+  };
   const bool = (name: string, fallback: boolean) => {
     const raw = str(name, String(fallback)).toLowerCase();
     if (["true", "1", "yes"].includes(raw)) return true;
@@ -91,18 +98,15 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     else problems.push(`API_PUBLISH_ADDR=${JSON.stringify(publishRaw)} is not host:port (e.g. 127.0.0.1:3800)`);
   }
 
-  const confirmationsRaw = str("FINALITY_BURN_CONFIRMATIONS", "6");
-  let finalityBurnConfirmations = 6;
-  if (/^\d+$/.test(confirmationsRaw) && Number(confirmationsRaw) <= 1000) {
-    finalityBurnConfirmations = Number(confirmationsRaw);
-  } else {
-    problems.push(`FINALITY_BURN_CONFIRMATIONS=${JSON.stringify(confirmationsRaw)} is not a whole number 0-1000`);
-  }
-
-  const bodyLimitRaw = str("OBSERVER_BODY_LIMIT_MB", "256");
-  let observerBodyLimit = 256 * 1024 * 1024;
-  if (/^\d+$/.test(bodyLimitRaw) && Number(bodyLimitRaw) >= 64) observerBodyLimit = Number(bodyLimitRaw) * 1024 * 1024;
-  else problems.push(`OBSERVER_BODY_LIMIT_MB=${JSON.stringify(bodyLimitRaw)} must be a whole number of at least 64`);
+  const finalityBurnConfirmations = wholeNumber(
+    "FINALITY_BURN_CONFIRMATIONS",
+    6,
+    (n) => n <= 1000,
+    "is not a whole number 0-1000",
+  );
+  const MB = 1024 * 1024;
+  const observerBodyLimit =
+    wholeNumber("OBSERVER_BODY_LIMIT_MB", 256, (n) => n >= 64, "must be a whole number of at least 64") * MB;
 
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -127,13 +131,9 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     );
   }
 
-  const pageCacheRaw = str("PAGE_CACHE_MB", "64");
-  let pageCacheBytes = 64 * 1024 * 1024;
-  if (/^\d+$/.test(pageCacheRaw) && Number(pageCacheRaw) <= 65536) pageCacheBytes = Number(pageCacheRaw) * 1024 * 1024;
-  else
-    problems.push(
-      `PAGE_CACHE_MB=${JSON.stringify(pageCacheRaw)} is not a whole number 0-65536 (0 turns the page cache off)`,
-    );
+  const pageCacheBytes =
+    wholeNumber("PAGE_CACHE_MB", 64, (n) => n <= 65536, "is not a whole number 0-65536 (0 turns the page cache off)") *
+    MB;
 
   const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() ? env.WEBHOOK_SECRET_KEY.trim() : null;
   if (webhookSecretKey !== null && !isSeed(webhookSecretKey)) {

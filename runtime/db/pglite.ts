@@ -1,7 +1,7 @@
 /** Embedded PGlite driver (DESIGN.md §2): one in-process PostgreSQL in DATA_DIR, with pg_trgm. */
 import { PGlite, types } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { plannerSessionSettings } from "./planner-settings.js";
+import { SERVER_RANDOM_PAGE_COST_SQL, plannerSessionSettings } from "./planner-settings.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 
 const parsers = {
@@ -12,7 +12,7 @@ const parsers = {
 /** Opens (or creates) an embedded database; `dataDir` undefined means in-memory. */
 export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
   const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
-  const { rows } = await pg.query<{ cost: string }>("SELECT current_setting('random_page_cost') AS cost");
+  const { rows } = await pg.query<{ cost: string }>(SERVER_RANDOM_PAGE_COST_SQL);
   for (const [name, value] of Object.entries(plannerSessionSettings(rows[0].cost))) {
     await pg.exec(`SET ${name} = ${value}`);
   }

@@ -7,6 +7,8 @@
  * random_page_cost keeps that setting.
  */
 export const DEFAULT_RANDOM_PAGE_COST = "4";
+/** Reads the server's setting (column `cost`) before our sessions change it. */
+export const SERVER_RANDOM_PAGE_COST_SQL = "SELECT current_setting('random_page_cost') AS cost";
 export const SESSION_RANDOM_PAGE_COST = "1.1";
 
 /** The settings our sessions start with: none when the server's random_page_cost is not the default. */

@@ -1,6 +1,6 @@
 /** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection. */
 import pg from "pg";
-import { plannerSessionSettings, startupOptions } from "./planner-settings.js";
+import { SERVER_RANDOM_PAGE_COST_SQL, plannerSessionSettings, startupOptions } from "./planner-settings.js";
 import { PreparedStatementPolicy } from "./prepared-statements.js";
 import type { Db, NotificationHandler, Queryable, QueryResult } from "./types.js";
 
@@ -20,7 +20,7 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   await probe.connect();
   let settings: Record<string, string>;
   try {
-    const { rows } = await probe.query<{ cost: string }>("SELECT current_setting('random_page_cost') AS cost");
+    const { rows } = await probe.query<{ cost: string }>(SERVER_RANDOM_PAGE_COST_SQL);
     settings = plannerSessionSettings(rows[0].cost);
   } finally {
     await probe.end().catch(() => {});

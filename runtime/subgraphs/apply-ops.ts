@@ -15,16 +15,13 @@ export interface JournalTarget {
   blockHeight: number;
 }
 
+/** A table with its subgraph's schema hash, which tags the statements on it (prepared-statements.ts). */
+type TaggedTarget = TableTarget & { schemaHash: string };
+
 /** Statement texts by signature, owned by the engine (statements are rebuilt only when new). */
 export type StatementCache = Map<string, string>;
 
-function statement(
-  cache: StatementCache,
-  target: TableTarget & { schemaHash: string },
-  run: Run,
-  journal: boolean,
-  collect: boolean,
-): string {
+function statement(cache: StatementCache, target: TaggedTarget, run: Run, journal: boolean, collect: boolean): string {
   const signature = runSignature(run);
   const key = `${target.schemaHash}|${target.schema}.${target.meta.name}|${signature}|${journal ? "j" : ""}${collect ? "c" : ""}`;
   let sql = cache.get(key);
@@ -69,7 +66,7 @@ function buildSql(target: TableTarget, run: Run, journal: boolean, collect: bool
 /** Applies one table's operations; returns their changes when `collect`. */
 export async function applyTableOps(
   q: Queryable,
-  target: TableTarget & { schemaHash: string },
+  target: TaggedTarget,
   ops: readonly SeqOp[],
   journal: JournalTarget | null,
   collect: boolean,

@@ -1,12 +1,15 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tryDecode } from "../../../runtime/chain/ingest.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
-import { startWorkerDecoder } from "../../../runtime/cli/worker-decoder.js";
+import { type BatchDecoder, startWorkerDecoder } from "../../../runtime/cli/worker-decoder.js";
 
 describe("decoding import batches on a worker thread", () => {
-  const decoder = startWorkerDecoder();
+  let decoder: BatchDecoder;
+  beforeAll(async () => {
+    decoder = await startWorkerDecoder();
+  });
   afterAll(async () => {
-    await decoder.close();
+    await decoder?.close();
   });
 
   it("gives, in order, what decoding on this thread gives, malformed requests included", async () => {
