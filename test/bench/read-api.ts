@@ -22,7 +22,6 @@
  * measures. Shape: 50 events per block; event types cycle through all 11; 1,000 senders and
  * 1,000 recipients spread evenly; payloads of ~150 bytes like the stx/ft ones. Not a test.
  */
-import { createRequire } from "node:module";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
@@ -35,6 +34,7 @@ import { createPostgresDb } from "../../runtime/db/postgres.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
 import { startService } from "../../runtime/service.js";
 import { createPgDatabase } from "../support/db.js";
+import { autocannon } from "./autocannon.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -43,20 +43,6 @@ const CACHE_MODES =
 const PER_BLOCK = 50;
 const SENDERS = 1000;
 const LOAD_CHUNK = 500_000;
-
-interface AutocannonResult {
-  latency: { p50: number; p99: number; average: number };
-  requests: { average: number; total: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  workers?: number;
-}) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 

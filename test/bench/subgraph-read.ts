@@ -22,7 +22,6 @@
  */
 import { execSync, fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -39,6 +38,7 @@ import type { Db } from "../../runtime/db/types.js";
 import type { Service } from "../../runtime/service.js";
 import { createPgDatabase } from "../support/db.js";
 import { startTestService } from "../support/service.js";
+import { autocannon } from "./autocannon.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -51,20 +51,6 @@ const ASSETS = 50;
 const TOKEN = (a: number) => `SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.token-${a}::coin`;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const MIGRATION = readFileSync(path.join(HERE, "../../generated/asset-holdings/migration.sql"), "utf8");
-
-interface AutocannonResult {
-  latency: { p50: number; p99: number; average: number };
-  requests: { average: number; total: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  workers?: number;
-}) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (t: number) => ((performance.now() - t) / 1000).toFixed(1);

@@ -58,6 +58,16 @@ export interface ModelTable {
   rows: ModelRow[];
 }
 
+/** The system columns of a seeded row (`_id` is filled in after the insert); heights lo..hi. */
+function systemFields(rand: () => number, lo: number, hi: number, base: number) {
+  return {
+    _id: 0,
+    _block_height: String(intBetween(rand, lo, hi)),
+    _tx_id: `0x${hex(rand, 64)}`,
+    _created_at: isoMicros(rand, base),
+  };
+}
+
 function isoMicros(rand: () => number, base: number): string {
   const ms = base + intBetween(rand, 0, 86_400_000 * 30);
   const d = new Date(ms).toISOString(); // ...sss Z
@@ -124,10 +134,7 @@ export async function seedHoldings(db: Db, seed: string, n: number): Promise<Mod
       amount: bigAmount(rand, true),
       holder,
       asset_identifier: asset,
-      _id: 0,
-      _block_height: String(intBetween(rand, 1, Math.max(2, Math.floor(n / 3)))),
-      _tx_id: `0x${hex(rand, 64)}`,
-      _created_at: isoMicros(rand, base),
+      ...systemFields(rand, 1, Math.max(2, Math.floor(n / 3)), base),
     });
   }
   const t: ModelTable = {
@@ -163,10 +170,7 @@ export async function seedFlows(db: Db, seed: string, n: number): Promise<ModelT
       request_id: rand() < 0.35 ? null : String(intBetween(rand, 0, Math.floor(n / 4))),
       burn_height: rand() < 0.5 ? null : bigAmount(rand, false),
       bitcoin_txid: rand() < 0.5 ? null : hex(rand, 64),
-      _id: 0,
-      _block_height: String(intBetween(rand, 100, 100 + Math.floor(n / 2))),
-      _tx_id: `0x${hex(rand, 64)}`,
-      _created_at: isoMicros(rand, base),
+      ...systemFields(rand, 100, 100 + Math.floor(n / 2), base),
     });
   }
   const t: ModelTable = {
@@ -269,10 +273,7 @@ export async function seedPlain(db: Db, seed: string, n: number): Promise<ModelT
       meta: rand() < 0.3 ? null : { k: c32(rand, 3), n: intBetween(rand, 0, 9), list: [1, "two"] },
       happened: isoMicros(rand, base),
       big: rand() < 0.3 ? null : bigAmount(rand, true),
-      _id: 0,
-      _block_height: String(intBetween(rand, 1, 40)),
-      _tx_id: `0x${hex(rand, 64)}`,
-      _created_at: isoMicros(rand, base),
+      ...systemFields(rand, 1, 40, base),
     });
   }
   const t: ModelTable = {
@@ -322,10 +323,7 @@ export async function seedNames(db: Db, seed: string, n: number): Promise<ModelT
       owner: rand() < 0.3 ? null : pickOne(rand, owners),
       topic: pickOne(rand, topics),
       namespace,
-      _id: 0,
-      _block_height: String(intBetween(rand, 1, 80)),
-      _tx_id: `0x${hex(rand, 64)}`,
-      _created_at: isoMicros(rand, base),
+      ...systemFields(rand, 1, 80, base),
     });
   }
   const t: ModelTable = {
