@@ -19,7 +19,7 @@ import {
   rowChangeType,
 } from "../../../runtime/dispatcher/subgraph-payload.js";
 import type { RowChange } from "../../../runtime/subgraphs/types.js";
-import { ev, tx } from "./chain-fixtures.js";
+import { ev, tx } from "../../support/decoded-chain.js";
 
 describe("chain apply data", () => {
   it("has exactly SPEC.md's fields; stx_transfer → stx_transfer_event with memo, amount, sender, recipient", () => {

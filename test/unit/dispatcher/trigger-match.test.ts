@@ -13,7 +13,7 @@ import {
   traitCandidates,
 } from "../../../runtime/dispatcher/trigger-match.js";
 import { parseTriggers } from "../../../runtime/dispatcher/triggers.js";
-import { block, ev, tx } from "./chain-fixtures.js";
+import { block, ev, tx } from "../../support/decoded-chain.js";
 
 const REGISTRY = "SN3R84XZYA63QS28932XQF3G1J8R9PC3W76P9CSQS.sbtc-registry";
 const TOKEN = "SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.alex-token";

@@ -2,69 +2,49 @@
 import { describe, expect, it } from "vitest";
 import type { DecodedBlock, DecodedEvent, DecodedTx } from "../../../runtime/chain/types.js";
 import { buildHandlerContexts, eventView, txLevelEvent } from "../../../runtime/subgraphs/context.js";
+import { block as baseBlock, ev as baseEv, tx as baseTx } from "../../support/decoded-chain.js";
+
+const txIdOf = (txIndex: number) => `0x${String(txIndex).padStart(64, "0")}`;
 
 function tx(txIndex: number, over: Partial<DecodedTx> = {}): DecodedTx {
-  return {
-    txId: `0x${String(txIndex).padStart(64, "0")}`,
+  return baseTx({
+    txId: txIdOf(txIndex),
     txIndex,
     txType: "contract_call",
-    status: "success",
     sender: "ST1SENDER",
-    sponsor: null,
-    nonce: "0",
     fee: "0",
     contractId: "ST1DEPLOYER.token",
     functionName: "transfer",
     functionArgs: [],
-    recipient: null,
-    amount: null,
-    memo: null,
-    rawResult: "0x0703",
-    result: { ok: true },
-    rawTx: "0x00",
-    burnchainOp: false,
-    microblockSequence: null,
-    microblockHash: null,
-    contractInterface: null,
-    vmError: null,
     ...over,
-  };
+  });
 }
 
 function ev(eventIndex: number, txIndex: number, over: Partial<DecodedEvent> = {}): DecodedEvent {
-  return {
+  return baseEv({
     eventIndex,
     nodeEventIndex: eventIndex,
-    txId: `0x${String(txIndex).padStart(64, "0")}`,
+    txId: txIdOf(txIndex),
     txIndex,
-    committed: true,
     type: "stx_transfer",
-    contractId: null,
     assetIdentifier: "STX",
     sender: "ST1A",
     recipient: "ST1B",
     amount: "5",
-    topic: null,
     payload: { sender: "ST1A", recipient: "ST1B", amount: "5", memo: "" },
     ...over,
-  };
+  });
 }
 
 function block(txs: DecodedTx[], events: DecodedEvent[]): DecodedBlock {
-  return {
+  return baseBlock(txs, events, 7, {
     indexBlockHash: "0xib",
     blockHash: "0xbh",
-    height: 7,
-    parentIndexBlockHash: "0xparent",
     parentBlockHash: "0xpb",
-    burnBlockHash: "0xburn",
-    burnBlockHeight: 100,
     burnBlockTime: 1000,
     blockTime: 1234,
-    minerTxid: null,
-    txs,
     events,
-  };
+  });
 }
 
 describe("buildHandlerContexts", () => {

@@ -1,5 +1,5 @@
-/** Hand-built decoded chain data for the dispatcher unit tables (not a test file). */
-import type { DecodedBlock, DecodedEvent, DecodedTx } from "../../../runtime/chain/types.js";
+/** Hand-built decoded chain data (DecodedTx / DecodedEvent / DecodedBlock) for unit tables. */
+import type { DecodedBlock, DecodedEvent, DecodedTx } from "../../runtime/chain/types.js";
 
 export function tx(over: Partial<DecodedTx> = {}): DecodedTx {
   return {
@@ -47,7 +47,13 @@ export function ev(over: Partial<DecodedEvent> & Pick<DecodedEvent, "type">): De
   };
 }
 
-export function block(txs: DecodedTx[], events: DecodedEvent[], height = 10): DecodedBlock {
+/** Events are renumbered 0.. unless `over.events` gives them as they are. */
+export function block(
+  txs: DecodedTx[],
+  events: DecodedEvent[],
+  height = 10,
+  over: Partial<DecodedBlock> = {},
+): DecodedBlock {
   return {
     indexBlockHash: `0xib${height}`,
     blockHash: `0xbh${height}`,
@@ -61,5 +67,6 @@ export function block(txs: DecodedTx[], events: DecodedEvent[], height = 10): De
     minerTxid: null,
     txs,
     events: events.map((e, i) => ({ ...e, eventIndex: i })),
+    ...over,
   };
 }
