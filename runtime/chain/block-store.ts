@@ -1,6 +1,6 @@
 /**
- * Chain rows of one block (DESIGN.md §2): bulk inserts with unnest (one statement per table,
- * a constant parameter count however large the block), canonical flag flips, and loading a
+ * Chain rows of one block (DESIGN.md §2): one bulk insert with unnest (one statement for the
+ * three tables, a constant parameter count however large the block), canonical flag flips, and loading a
  * stored block back as a DecodedBlock for re-application after a reorg or a reindex.
  */
 import type { Queryable } from "../db/types.js";
@@ -21,100 +21,103 @@ const json = toJsonb;
 /** The same rule for text columns (a vm_error can quote a Clarity string holding U+0000). */
 const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v);
 
+/**
+ * The block's row, its transactions and its events in ONE statement (data-modifying CTEs): a
+ * round trip to the server costs about as much as inserting a block's rows, so three became one.
+ * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns.
+ */
+const INSERT_BLOCK_ROWS = `WITH block_row AS (
+    INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
+      parent_block_hash, burn_block_hash, burn_block_height, burn_block_time, block_time, miner_txid,
+      tx_count, event_count, canonical)
+    VALUES ($1::text, $2, $3::integer, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::boolean)),
+  tx_rows AS (
+    INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
+      status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
+      memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
+      contract_interface, vm_error)
+    SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($14::int[], $15::text[], $16::text[], $17::text[],
+      $18::text[], $19::text[], $20::numeric[], $21::numeric[], $22::text[], $23::text[], $24::jsonb[], $25::text[],
+      $26::numeric[], $27::text[], $28::text[], $29::jsonb[], $30::text[], $31::boolean[], $32::int[], $33::text[],
+      $34::jsonb[], $35::text[]))
+  INSERT INTO chain.events (index_block_hash, block_height, canonical, event_index, tx_id, tx_index,
+    node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount,
+    topic, payload)
+  SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($36::int[], $37::text[], $38::int[], $39::int[],
+    $40::boolean[], $41::text[], $42::text[], $43::text[], $44::text[], $45::text[], $46::numeric[], $47::text[],
+    $48::jsonb[])`;
+
 export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
-  await q.query(
-    `INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
-       parent_block_hash, burn_block_hash, burn_block_height, burn_block_time, block_time, miner_txid,
-       tx_count, event_count, canonical)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [
-      block.indexBlockHash,
-      block.blockHash,
-      block.height,
-      block.parentIndexBlockHash,
-      block.parentBlockHash,
-      block.burnBlockHash,
-      block.burnBlockHeight,
-      block.burnBlockTime,
-      block.blockTime,
-      block.minerTxid,
-      block.txs.length,
-      block.events.length,
-      canonical,
-    ],
-  );
-  if (block.txs.length) await insertTxs(q, block, canonical);
-  if (block.events.length) await insertEvents(q, block, canonical);
+  await q.query(INSERT_BLOCK_ROWS, [
+    ...blockParams(block, canonical),
+    ...txColumns(block.txs),
+    ...eventColumns(block.events),
+  ]);
 }
 
-async function insertTxs(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
-  const t = block.txs;
-  await q.query(
-    `INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
-       status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
-       memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
-       contract_interface, vm_error)
-     SELECT $1, $2, $3, * FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-       $10::numeric[], $11::numeric[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::numeric[],
-       $17::text[], $18::text[], $19::jsonb[], $20::text[], $21::boolean[], $22::int[], $23::text[],
-       $24::jsonb[], $25::text[])`,
-    [
-      block.indexBlockHash,
-      block.height,
-      canonical,
-      t.map((x) => x.txIndex),
-      t.map((x) => text(x.txId)),
-      t.map((x) => text(x.txType)),
-      t.map((x) => text(x.status)),
-      t.map((x) => text(x.sender)),
-      t.map((x) => text(x.sponsor)),
-      t.map((x) => x.nonce),
-      t.map((x) => x.fee),
-      t.map((x) => text(x.contractId)),
-      t.map((x) => text(x.functionName)),
-      t.map((x) => json(x.functionArgs)),
-      t.map((x) => text(x.recipient)),
-      t.map((x) => x.amount),
-      t.map((x) => text(x.memo)),
-      t.map((x) => text(x.rawResult)),
-      t.map((x) => json(x.result)),
-      t.map((x) => text(x.rawTx)),
-      t.map((x) => x.burnchainOp),
-      t.map((x) => x.microblockSequence),
-      t.map((x) => text(x.microblockHash)),
-      t.map((x) => json(x.contractInterface)),
-      t.map((x) => text(x.vmError)),
-    ],
-  );
+function blockParams(block: DecodedBlock, canonical: boolean): unknown[] {
+  return [
+    block.indexBlockHash,
+    block.blockHash,
+    block.height,
+    block.parentIndexBlockHash,
+    block.parentBlockHash,
+    block.burnBlockHash,
+    block.burnBlockHeight,
+    block.burnBlockTime,
+    block.blockTime,
+    block.minerTxid,
+    block.txs.length,
+    block.events.length,
+    canonical,
+  ];
 }
 
-async function insertEvents(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
-  const e = block.events;
-  await q.query(
-    `INSERT INTO chain.events (index_block_hash, block_height, canonical, event_index, tx_id, tx_index,
-       node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount,
-       topic, payload)
-     SELECT $1, $2, $3, * FROM unnest($4::int[], $5::text[], $6::int[], $7::int[], $8::boolean[], $9::text[],
-       $10::text[], $11::text[], $12::text[], $13::text[], $14::numeric[], $15::text[], $16::jsonb[])`,
-    [
-      block.indexBlockHash,
-      block.height,
-      canonical,
-      e.map((x) => x.eventIndex),
-      e.map((x) => text(x.txId)),
-      e.map((x) => x.txIndex),
-      e.map((x) => x.nodeEventIndex),
-      e.map((x) => x.committed),
-      e.map((x) => text(x.type)),
-      e.map((x) => text(x.contractId)),
-      e.map((x) => text(x.assetIdentifier)),
-      e.map((x) => text(x.sender)),
-      e.map((x) => text(x.recipient)),
-      e.map((x) => x.amount),
-      e.map((x) => text(x.topic)),
-      e.map((x) => toJsonb(x.payload)),
-    ],
-  );
+/** Column arrays for unnest, in INSERT_BLOCK_ROWS's transaction column order. */
+function txColumns(t: readonly DecodedTx[]): unknown[][] {
+  return [
+    t.map((x) => x.txIndex),
+    t.map((x) => text(x.txId)),
+    t.map((x) => text(x.txType)),
+    t.map((x) => text(x.status)),
+    t.map((x) => text(x.sender)),
+    t.map((x) => text(x.sponsor)),
+    t.map((x) => x.nonce),
+    t.map((x) => x.fee),
+    t.map((x) => text(x.contractId)),
+    t.map((x) => text(x.functionName)),
+    t.map((x) => json(x.functionArgs)),
+    t.map((x) => text(x.recipient)),
+    t.map((x) => x.amount),
+    t.map((x) => text(x.memo)),
+    t.map((x) => text(x.rawResult)),
+    t.map((x) => json(x.result)),
+    t.map((x) => text(x.rawTx)),
+    t.map((x) => x.burnchainOp),
+    t.map((x) => x.microblockSequence),
+    t.map((x) => text(x.microblockHash)),
+    t.map((x) => json(x.contractInterface)),
+    t.map((x) => text(x.vmError)),
+  ];
+}
+
+/** Column arrays for unnest, in INSERT_BLOCK_ROWS's event column order. */
+function eventColumns(e: readonly DecodedEvent[]): unknown[][] {
+  return [
+    e.map((x) => x.eventIndex),
+    e.map((x) => text(x.txId)),
+    e.map((x) => x.txIndex),
+    e.map((x) => x.nodeEventIndex),
+    e.map((x) => x.committed),
+    e.map((x) => text(x.type)),
+    e.map((x) => text(x.contractId)),
+    e.map((x) => text(x.assetIdentifier)),
+    e.map((x) => text(x.sender)),
+    e.map((x) => text(x.recipient)),
+    e.map((x) => x.amount),
+    e.map((x) => text(x.topic)),
+    e.map((x) => toJsonb(x.payload)),
+  ];
 }
 
 /** Flips the canonical flag of a block and all its rows. */

@@ -11,12 +11,13 @@ import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
 import { type BlockRef, planForkChoice } from "./fork-choice.js";
 import {
   type JournalEntry,
+  insertImportedJournal,
   insertJournal,
   markJournalDone,
   markJournalMalformed,
   readPendingJournal,
 } from "./journal.js";
-import { lockTipAndCheckBlock, tipRef, updateTip } from "./tip.js";
+import { lockTipAndCheckBlock, type TipNotification, tipRef, updateTip } from "./tip.js";
 import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
 
 /** Work other modules do inside a block's transaction (subgraph handlers, webhook outbox). */
@@ -168,8 +169,8 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           eventDelta: committedCount(block),
         },
         confirmations,
+        chainNotification({ type: "block", height: block.height, index_block_hash: block.indexBlockHash }),
       );
-      await notify(q, { type: "block", height: block.height, index_block_hash: block.indexBlockHash });
       return { ...base, result: "extended" };
     }
 
@@ -239,13 +240,13 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       q,
       { tip: newTip, burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, txDelta, eventDelta, reorgs },
       confirmations,
+      chainNotification({
+        type: reorgs ? "reorg" : "block",
+        height: block.height,
+        index_block_hash: block.indexBlockHash,
+        fork_point_height: plan.forkPointHeight,
+      }),
     );
-    await notify(q, {
-      type: reorgs ? "reorg" : "block",
-      height: block.height,
-      index_block_hash: block.indexBlockHash,
-      fork_point_height: plan.forkPointHeight,
-    });
     return { ...base, result: reorgs ? "reorg" : "extended" };
   }
 
@@ -308,18 +309,21 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       const apply = (indexes: number[]) =>
         db.transaction(async (q) => {
           await relaxCommit(q, db.kind);
+          // One journal statement for the batch; a request already imported (its key journaled
+          // before, or earlier in this batch) is skipped.
+          const fresh = await insertImportedJournal(
+            q,
+            indexes.map((i) => ({
+              path: items[i].path,
+              bodyBytes: Buffer.byteLength(items[i].body),
+              sourceKey: items[i].sourceKey,
+            })),
+          );
           const results: IngestOutcome[] = [];
           for (const i of indexes) {
-            const { path, body, sourceKey, decoded } = items[i];
-            // The import file is the durable copy: the journal keeps a pointer (its key), not the body.
-            const id = await insertJournal(q, {
-              path,
-              body: "",
-              bodyBytes: Buffer.byteLength(body),
-              sourceKey,
-              state: "done",
-            });
-            results.push(id === null ? { kind: "skipped" } : await applyDecoded(q, decoded as Decoded));
+            const { sourceKey, decoded } = items[i];
+            const first = fresh.delete(sourceKey);
+            results.push(first ? await applyDecoded(q, decoded as Decoded) : { kind: "skipped" });
           }
           return results;
         });
@@ -416,6 +420,7 @@ async function insertReorg(q: Queryable, r: ReorgRecord): Promise<void> {
   );
 }
 
-async function notify(q: Queryable, payload: Record<string, unknown>): Promise<void> {
-  await q.query("SELECT pg_notify($1, $2)", [CHAIN_CHANNEL, JSON.stringify(payload)]);
+/** The tip-change message on CHAIN_CHANNEL (sent by the tip update, delivered at commit). */
+function chainNotification(payload: Record<string, unknown>): TipNotification {
+  return { channel: CHAIN_CHANNEL, payload: JSON.stringify(payload) };
 }

@@ -25,6 +25,27 @@ export async function insertJournal(
   return rows[0]?.id ?? null;
 }
 
+/**
+ * Import: journal several requests in one statement as already done, with an empty body (the
+ * import file is the durable copy; the key points at it). Returns the keys newly journaled: a key
+ * already present (imported before) is not.
+ */
+export async function insertImportedJournal(
+  q: Queryable,
+  entries: readonly { path: string; bodyBytes: number; sourceKey: string }[],
+): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  const { rows } = await q.query<{ source_key: string }>(
+    `INSERT INTO control.journal (path, body, body_bytes, source_key, state, processed_at)
+     SELECT path, '', body_bytes, source_key, 'done', now()
+       FROM unnest($1::text[], $2::int[], $3::text[]) WITH ORDINALITY AS e(path, body_bytes, source_key, n)
+      ORDER BY n
+     ON CONFLICT (source_key) WHERE source_key IS NOT NULL DO NOTHING RETURNING source_key`,
+    [entries.map((e) => e.path), entries.map((e) => e.bodyBytes), entries.map((e) => e.sourceKey)],
+  );
+  return new Set(rows.map((r) => r.source_key));
+}
+
 export async function markJournalDone(q: Queryable, id: string): Promise<void> {
   await q.query("UPDATE control.journal SET state = 'done', processed_at = now() WHERE id = $1", [id]);
 }

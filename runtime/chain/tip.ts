@@ -67,14 +67,13 @@ export interface TipChange {
   reorgs?: number;
 }
 
-/**
- * Applies a change and recomputes the finality boundary, in one statement. Burn heights grow with
- * Stacks heights on the canonical chain, so the newest canonical block at or below the
- * confirmation ceiling is one backwards probe of the (burn_block_height, block_height) index.
- */
-export async function updateTip(q: Queryable, change: TipChange, confirmations: number): Promise<void> {
-  await q.query(
-    `UPDATE control.chain_tip SET
+/** A NOTIFY sent by the tip update's own statement (delivered at commit). */
+export interface TipNotification {
+  channel: string;
+  payload: string;
+}
+
+const UPDATE_TIP = `UPDATE control.chain_tip SET
        index_block_hash = COALESCE($1, index_block_hash),
        block_height = COALESCE($2, block_height),
        burn_block_height = GREATEST(burn_block_height, $3),
@@ -86,16 +85,33 @@ export async function updateTip(q: Queryable, change: TipChange, confirmations: 
        finalized_height = (
          SELECT b.block_height FROM chain.blocks b
           WHERE b.canonical AND b.burn_block_height <= GREATEST(chain_tip.burn_block_height, $3) - $8
-          ORDER BY b.burn_block_height DESC, b.block_height DESC LIMIT 1)`,
-    [
-      change.tip?.indexBlockHash ?? null,
-      change.tip?.height ?? null,
-      change.burnBlockHeight ?? null,
-      change.blocksIngested ?? 0,
-      change.txDelta ?? 0,
-      change.eventDelta ?? 0,
-      change.reorgs ?? 0,
-      confirmations,
-    ],
-  );
+          ORDER BY b.burn_block_height DESC, b.block_height DESC LIMIT 1)`;
+
+// The same update and a pg_notify in one round trip.
+const UPDATE_TIP_AND_NOTIFY = `WITH tip AS (${UPDATE_TIP} RETURNING 1) SELECT pg_notify($9, $10) FROM tip`;
+
+/**
+ * Applies a change and recomputes the finality boundary, in one statement (with `notification`,
+ * the same statement also notifies). Burn heights grow with Stacks heights on the canonical chain,
+ * so the newest canonical block at or below the confirmation ceiling is one backwards probe of the
+ * (burn_block_height, block_height) index.
+ */
+export async function updateTip(
+  q: Queryable,
+  change: TipChange,
+  confirmations: number,
+  notification?: TipNotification,
+): Promise<void> {
+  const params: unknown[] = [
+    change.tip?.indexBlockHash ?? null,
+    change.tip?.height ?? null,
+    change.burnBlockHeight ?? null,
+    change.blocksIngested ?? 0,
+    change.txDelta ?? 0,
+    change.eventDelta ?? 0,
+    change.reorgs ?? 0,
+    confirmations,
+  ];
+  if (notification === undefined) await q.query(UPDATE_TIP, params);
+  else await q.query(UPDATE_TIP_AND_NOTIFY, [...params, notification.channel, notification.payload]);
 }

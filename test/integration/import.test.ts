@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIngestor } from "../../runtime/chain/ingest.js";
 import { importReplayFile } from "../../runtime/cli/import.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
+import { writeSimulation } from "../../runtime/simulator/index.js";
 import { expectedChain } from "../support/chain-model.js";
 import { runCli } from "../support/cli.js";
 import { type TestDb, createTestDb } from "../support/db.js";
@@ -68,6 +69,44 @@ describe.skipIf(!hasFixtures)("sluice import", () => {
       expect(await chainState(testDb.db)).toEqual(before);
     });
   }
+});
+
+describe("sluice import: a request repeated in the file", () => {
+  let testDb: TestDb;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-import-dup-"));
+  beforeAll(async () => {
+    testDb = await createTestDb();
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is imported once, also when both copies fall in one transaction", async () => {
+    const original = path.join(dir, "chain.tsv");
+    await writeSimulation(
+      { seed: "import-dup", blocks: 20, eventsPerBlock: 6, forkRate: 0, network: "devnet" },
+      original,
+    );
+    const lines = fs.readFileSync(original, "utf8").split("\n").filter(Boolean);
+    const repeated = [5, 6, 11]; // line 6 twice in a row, and again after five more lines
+    const withCopies = path.join(dir, "with-copies.tsv");
+    fs.writeFileSync(
+      withCopies,
+      `${[...lines.slice(0, 7), lines[5], ...lines.slice(7, 12), lines[5], ...lines.slice(12)].join("\n")}\n`,
+    );
+    const ingestor = () => createIngestor({ db: testDb.db, logger: silentLogger, finalityBurnConfirmations: 6 });
+
+    await testDb.reset();
+    await importReplayFile(original, ingestor(), undefined, { batchSize: 16 });
+    const want = await chainState(testDb.db);
+
+    await testDb.reset();
+    const summary = await importReplayFile(withCopies, ingestor(), undefined, { batchSize: 16 });
+    expect(summary.rows).toBe(lines.length + 2);
+    expect(summary.skipped).toBe(repeated.length - 1);
+    expect(await chainState(testDb.db)).toEqual(want);
+  });
 });
 
 describe("sluice import: bad input", () => {
