@@ -17,14 +17,8 @@ import { applyType, buildApplyData, buildRollbackData, type ChainApplyData, ROLL
 import { insertOutboxRows, notifyWorkers, type OutboxInsert } from "./outbox-store.js";
 import { readCanonicalRange } from "../subgraphs/block-reader.js";
 import { createTraitResolver, type TraitResolver } from "../subgraphs/trait-resolver.js";
-import {
-  type ChainWebhookTriggers,
-  matchBlock,
-  matchSweptConfirmed,
-  type MatchContext,
-  traitCandidates,
-} from "./trigger-match.js";
-import type { Trigger } from "./triggers.js";
+import { matchBlock, matchSweptConfirmed, type MatchContext, traitCandidates } from "./trigger-match.js";
+import { type WebhookSnapshot, webhookSnapshot } from "./webhook-snapshot.js";
 
 export interface ChainOutboxDeps {
   logger: Logger;
@@ -73,7 +67,8 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
   return {
     async applyBlock(q, block) {
       let written = await flushRollback(q);
-      const webhooks = await loadChainWebhooks(q);
+      const snapshot = await webhookSnapshot(q, block.indexBlockHash);
+      const webhooks = snapshot.chain;
       if (webhooks.length) {
         traits.noteBlock(block);
         await traits.prefetch(q, traitCandidates(webhooks, block));
@@ -100,7 +95,7 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
         );
         written += await insertOutboxRows(q, rows);
       }
-      written += await emitSweptConfirmations(q, webhooks, deps.sbtcRegistry);
+      written += await emitSweptConfirmations(q, snapshot, deps.sbtcRegistry);
       if (written) await notifyWorkers(q);
     },
 
@@ -150,33 +145,18 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
   };
 }
 
-/** Chain webhooks (active or paused: a paused webhook keeps its rows for later). */
-async function loadChainWebhooks(q: Queryable): Promise<ChainWebhookTriggers[]> {
-  const { rows } = await q.query<{ id: string; triggers: Trigger[]; start_height: number }>(
-    "SELECT id, triggers, start_height FROM control.webhooks WHERE kind = 'chain' ORDER BY id",
-  );
-  return rows.map((r) => ({ id: r.id, triggers: r.triggers ?? [], startHeight: Number(r.start_height) }));
-}
-
 /**
  * Registry `withdrawal-accept` prints in canonical blocks that became final since the last block:
  * their sweep is confirmed on Bitcoin. Each fires `sbtc_withdrawal_swept_confirmed` once (final
  * blocks never reorg; the progress row moves forward only).
  */
-async function emitSweptConfirmations(
-  q: Queryable,
-  webhooks: readonly ChainWebhookTriggers[],
-  registry: string,
-): Promise<number> {
-  const { rows: state } = await q.query<{ finalized: number | null; done: number | null }>(
-    `SELECT t.finalized_height AS finalized, p.swept_confirmed_height AS done
-       FROM control.chain_tip t, control.webhook_progress p`,
-  );
-  const finalized = state[0]?.finalized ?? null;
+async function emitSweptConfirmations(q: Queryable, snapshot: WebhookSnapshot, registry: string): Promise<number> {
+  const finalized = snapshot.finalizedHeight;
   if (finalized === null) return 0;
-  const watchers = webhooks.filter((w) => w.triggers.some((t) => t.type === "sbtc_withdrawal_swept_confirmed"));
+  const watchers = snapshot.chain.filter((w) => w.triggers.some((t) => t.type === "sbtc_withdrawal_swept_confirmed"));
   // Before the first scan, start below the oldest watcher (each one's own start filters the rest).
-  const done = state[0].done ?? (watchers.length ? Math.min(...watchers.map((w) => w.startHeight)) : finalized);
+  const done =
+    snapshot.sweptConfirmedHeight ?? (watchers.length ? Math.min(...watchers.map((w) => w.startHeight)) : finalized);
   if (finalized <= done) return 0;
   await q.query("UPDATE control.webhook_progress SET swept_confirmed_height = $1", [finalized]);
   if (!watchers.length) return 0;

@@ -6,34 +6,22 @@
  * before them, so a receiver applying deliveries in order converges on the canonical table.
  */
 import type { Queryable } from "../db/types.js";
+import type { RowChangeListener } from "../subgraphs/types.js";
 import { insertOutboxRows, notifyWorkers, type OutboxInsert } from "./outbox-store.js";
-import type { RowFilter } from "./subgraph-filter.js";
 import { buildRowChangeData, changeMatches, type RowChange, rowChangeType } from "./subgraph-payload.js";
+import { webhookSnapshot } from "./webhook-snapshot.js";
 
 export type { RowChange };
 
-/** The engine's `onRowChanges` listener signature (runtime/subgraphs/index.ts). */
-export type RowChangeListener = (
-  q: Queryable,
-  changes: readonly RowChange[],
-  block: { indexBlockHash: string; height: number },
-) => Promise<void>;
-
-interface SubgraphWebhook {
-  id: string;
-  subgraph: string;
-  table: string;
-  filter: RowFilter;
-  startHeight: number;
-}
+export type { RowChangeListener };
 
 export function createSubgraphOutbox(): RowChangeListener {
   // Ordinal of changes sharing one dedupe key within a block transaction (several rows per event).
   const ordinals = new WeakMap<Queryable, Map<string, number>>();
 
-  return async (q, changes) => {
+  const listener: RowChangeListener = async (q, changes, block) => {
     if (!changes.length) return;
-    const webhooks = await loadSubgraphWebhooks(q);
+    const webhooks = (await webhookSnapshot(q, block.indexBlockHash)).subgraph;
     if (!webhooks.length) return;
     const seqs = ordinals.get(q) ?? new Map<string, number>();
     ordinals.set(q, seqs);
@@ -62,23 +50,8 @@ export function createSubgraphOutbox(): RowChangeListener {
     }
     if (await insertOutboxRows(q, rows)) await notifyWorkers(q);
   };
-}
-
-async function loadSubgraphWebhooks(q: Queryable): Promise<SubgraphWebhook[]> {
-  const { rows } = await q.query<{
-    id: string;
-    subgraph_name: string;
-    table_name: string;
-    filter: RowFilter | null;
-    start_height: number;
-  }>(
-    "SELECT id, subgraph_name, table_name, filter, start_height FROM control.webhooks WHERE kind = 'subgraph' ORDER BY id",
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    subgraph: r.subgraph_name,
-    table: r.table_name,
-    filter: r.filter ?? {},
-    startHeight: Number(r.start_height),
-  }));
+  // Without subgraph webhooks the block's changes are not needed (the snapshot read is shared
+  // with the block's other outbox writer, so asking costs no extra round trip).
+  listener.wantsChanges = async (q, block) => (await webhookSnapshot(q, block.indexBlockHash)).subgraph.length > 0;
+  return listener;
 }

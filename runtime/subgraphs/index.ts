@@ -42,16 +42,18 @@ import {
 import { pruneUndo, revertBlockRows } from "./revert.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
-import type { RowChange, SubgraphInfo, SubgraphModule, SubgraphProgress } from "./types.js";
+import type {
+  ChangedBlock,
+  RowChange,
+  RowChangeListener,
+  SubgraphInfo,
+  SubgraphModule,
+  SubgraphProgress,
+} from "./types.js";
 
 export type { SpecFormat } from "./module-loader.js";
 
-/** Called inside the block transaction after the engine wrote (or restored) the rows. */
-export type RowChangeListener = (
-  q: Queryable,
-  changes: RowChange[],
-  block: { indexBlockHash: string; height: number },
-) => Promise<void>;
+export type { RowChangeListener } from "./types.js";
 
 /** What a deploy did: created (backfill started), unchanged, migrated in place, or rebuilt. */
 export interface DeployResult {
@@ -169,7 +171,14 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     }
   }
 
-  async function notify(q: Queryable, changes: RowChange[], block: { indexBlockHash: string; height: number }) {
+  /** Whether any listener will use the changes of `block` (a listener that cannot say will). */
+  async function changesWanted(q: Queryable, block: ChangedBlock): Promise<boolean> {
+    for (const listener of listeners)
+      if (!listener.wantsChanges || (await listener.wantsChanges(q, block))) return true;
+    return false;
+  }
+
+  async function notify(q: Queryable, changes: RowChange[], block: ChangedBlock) {
     if (changes.length === 0) return;
     for (const listener of listeners) await listener(q, changes, block);
   }
@@ -198,7 +207,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
           : null;
       const result = await applyBlocks(q, subs, [block], {
         journal,
-        collect: listeners.size > 0,
+        collect: await changesWanted(q, block),
         cache,
         traits,
         logger: log,
@@ -225,7 +234,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       await syncModules(q, rows);
       const modules = new Map([...loaded].map(([name, l]) => [name, l.source.module]));
       const block = { indexBlockHash: ref.indexBlockHash, height: ref.height };
-      const changes = await revertBlockRows(q, modules, block, listeners.size > 0);
+      const changes = await revertBlockRows(q, modules, block, await changesWanted(q, block));
       await notify(q, changes, block);
     },
   };

@@ -4,6 +4,7 @@
  * `generated/<name>/routes.ts` exports (SubgraphModule). Plain types only.
  */
 import type { ClarityJson, EventType } from "../chain/types.js";
+import type { Queryable } from "../db/types.js";
 
 /** Source types a spec may declare: the webhook trigger vocabulary (SPEC.md "Trigger object"). */
 export type SourceType =
@@ -204,6 +205,21 @@ export interface RowChange {
   indexBlockHash: string;
   reverted: boolean;
 }
+
+/** The block a row-change listener is called for. */
+export interface ChangedBlock {
+  indexBlockHash: string;
+  height: number;
+}
+
+/**
+ * Called inside the block transaction after the engine wrote (or restored) the rows. With
+ * `wantsChanges`, the listener is asked before a block is applied whether it will use the block's
+ * changes: when no listener will, the engine's statements return no rows (less to send and parse).
+ */
+export type RowChangeListener = ((q: Queryable, changes: RowChange[], block: ChangedBlock) => Promise<void>) & {
+  wantsChanges?: (q: Queryable, block: ChangedBlock) => Promise<boolean>;
+};
 
 /** Lifecycle state of a subgraph (control.subgraphs.status). */
 export type SubgraphStatus = "ready" | "backfilling" | "reindexing" | "failed";

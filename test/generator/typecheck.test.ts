@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GENERATED_DIR, REPO_ROOT } from "../../generator/repo-paths.js";
 
-const RUNTIME_FILES = ["runtime/subgraphs/types.ts", "runtime/chain/types.ts", "runtime/sdk/fetch-client.ts"];
+const RUNTIME_FILES = [
+  "runtime/subgraphs/types.ts",
+  "runtime/chain/types.ts",
+  "runtime/db/types.ts",
+  "runtime/sdk/fetch-client.ts",
+];
 
 describe("generated TypeScript", () => {
   mkdirSync(join(REPO_ROOT, ".tmp"), { recursive: true });

@@ -189,6 +189,36 @@ describe("built-in subgraphs over simulated traffic", () => {
     }
   });
 
+  it("a listener that wants no changes gets none, and the tables are the same as with one that does", async () => {
+    const { payloads } = simulateChain({ seed: `${SEED}-quiet`, blocks: 30, eventsPerBlock: 12, forkRate: 0.1 });
+    const requests = payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }));
+    const run = async (wants: boolean) => {
+      await testDb.reset();
+      const service = await startTestService(testDb.db, { NETWORK: "devnet" });
+      let calls = 0;
+      const listener = Object.assign(
+        async (_q: unknown, changes: RowChange[]) => {
+          if (changes.length) calls++;
+        },
+        { wantsChanges: async () => wants },
+      );
+      service.subgraphs.onRowChanges(listener);
+      try {
+        for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
+        await service.idle();
+        await service.subgraphs.idle();
+        return { calls, tables: await dumpSubgraphTables(testDb.db, service.subgraphs) };
+      } finally {
+        await service.stop();
+      }
+    };
+    const quiet = await run(false);
+    const told = await run(true);
+    expect(quiet.calls).toBe(0);
+    expect(told.calls).toBeGreaterThan(0);
+    expect(quiet.tables).toEqual(told.tables);
+  });
+
   it.skipIf(!fs.existsSync(simnetFile))(
     "simnet BNS-V2 and sBTC calls: names follow the lifecycle, flows and transfers match",
     async () => {

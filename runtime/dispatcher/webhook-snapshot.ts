@@ -1,0 +1,87 @@
+/**
+ * What the outbox writers need to know about webhooks for one block, read in ONE query and shared
+ * by the chain-webhook and subgraph-webhook writers of that block: the chain webhooks' triggers,
+ * the subgraph webhooks' filters, and the swept-confirmation progress. Three round trips per block
+ * became one; the lists are as fresh as before (read inside the block's transaction).
+ */
+import type { Queryable } from "../db/types.js";
+import type { RowFilter } from "./subgraph-filter.js";
+import type { ChainWebhookTriggers } from "./trigger-match.js";
+import type { Trigger } from "./triggers.js";
+
+export interface SubgraphWebhook {
+  id: string;
+  subgraph: string;
+  table: string;
+  filter: RowFilter;
+  startHeight: number;
+}
+
+export interface WebhookSnapshot {
+  /** Chain webhooks (active or paused: a paused webhook keeps its rows for later), by id. */
+  chain: ChainWebhookTriggers[];
+  /** Subgraph webhooks, by id. */
+  subgraph: SubgraphWebhook[];
+  /** control.chain_tip.finalized_height when read. */
+  finalizedHeight: number | null;
+  /** control.webhook_progress.swept_confirmed_height when read. */
+  sweptConfirmedHeight: number | null;
+}
+
+const SNAPSHOT_SQL = `SELECT t.finalized_height AS finalized, p.swept_confirmed_height AS swept,
+  (SELECT COALESCE(json_agg(json_build_object('id', w.id, 'triggers', w.triggers, 'start_height', w.start_height)
+                             ORDER BY w.id), '[]')
+     FROM control.webhooks w WHERE w.kind = 'chain') AS chain,
+  (SELECT COALESCE(json_agg(json_build_object('id', w.id, 'subgraph_name', w.subgraph_name, 'table_name', w.table_name,
+                                              'filter', w.filter, 'start_height', w.start_height) ORDER BY w.id), '[]')
+     FROM control.webhooks w WHERE w.kind = 'subgraph') AS subgraph
+  FROM control.chain_tip t, control.webhook_progress p`;
+
+interface SnapshotRow {
+  finalized: number | null;
+  swept: number | null;
+  chain: { id: string; triggers: Trigger[] | null; start_height: number }[];
+  subgraph: {
+    id: string;
+    subgraph_name: string;
+    table_name: string;
+    filter: RowFilter | null;
+    start_height: number;
+  }[];
+}
+
+/** Pure: the snapshot of one query row. */
+function toSnapshot(row: SnapshotRow | undefined): WebhookSnapshot {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    chain: (row?.chain ?? []).map((w) => ({
+      id: w.id,
+      triggers: w.triggers ?? [],
+      startHeight: Number(w.start_height),
+    })),
+    subgraph: (row?.subgraph ?? []).map((w) => ({
+      id: w.id,
+      subgraph: w.subgraph_name,
+      table: w.table_name,
+      filter: w.filter ?? {},
+      startHeight: Number(w.start_height),
+    })),
+    finalizedHeight: num(row?.finalized),
+    sweptConfirmedHeight: num(row?.swept),
+  };
+}
+
+// The last snapshot per block transaction (the ingestor passes the same Queryable to every hook).
+const lastRead = new WeakMap<Queryable, { blockHash: string; snapshot: Promise<WebhookSnapshot> }>();
+
+/** The snapshot for `blockHash` in transaction `q`: read once, then shared by the block's writers. */
+export function webhookSnapshot(q: Queryable, blockHash: string): Promise<WebhookSnapshot> {
+  const last = lastRead.get(q);
+  if (last !== undefined && last.blockHash === blockHash) return last.snapshot;
+  const snapshot = q.query<SnapshotRow>(SNAPSHOT_SQL).then((r) => toSnapshot(r.rows[0]));
+  lastRead.set(q, { blockHash, snapshot });
+  snapshot.catch(() => {
+    if (lastRead.get(q)?.snapshot === snapshot) lastRead.delete(q); // a failed read is not remembered
+  });
+  return snapshot;
+}
