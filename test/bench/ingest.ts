@@ -1,14 +1,13 @@
 /**
  * Ingest benchmark (`make bench`): simulated chain traffic through the import path (chain tables
- * only; BENCH_SUBGRAPHS=1 runs the compiled `sluice import` with the built-in subgraphs) into
- * PGlite and PostgreSQL, and observer acknowledgement latency.
+ * only; test/bench/subgraphs.ts measures the compiled `sluice import` with the built-in subgraphs)
+ * into PGlite and PostgreSQL, and observer acknowledgement latency.
  * Prints blocks/s, events/s, peak RSS, database size per million events, ack p50/p99.
  *
  *   BENCH_BLOCKS=20000 BENCH_EVENTS=30 BENCH_ACK_BLOCKS=300 npx tsx test/bench/ingest.ts
  *
  * Not a test: figures to compare against the targets in the README.
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseConfig } from "../../runtime/config/index.js";
@@ -19,6 +18,7 @@ import { startService } from "../../runtime/service.js";
 import { ChainSimulator, writeSimulation } from "../../runtime/simulator/index.js";
 import { createPgDatabase } from "../support/db.js";
 import { REPO_ROOT } from "../support/fixtures.js";
+import { type CliImportFigures, runImportProcess } from "./cli-import.js";
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30);
@@ -27,10 +27,7 @@ const ONLY = process.env.BENCH_DB; // "pglite" | "postgres" | undefined (both)
 /** BENCH_ACK_ONLY=1: only the observer acknowledgement latency. */
 const ACK_ONLY = process.env.BENCH_ACK_ONLY === "1";
 const WORK = path.join(REPO_ROOT, ".tmp/bench");
-const CLI = path.join(REPO_ROOT, "dist/runtime/cli/main.js");
 const CHAIN_ONLY = path.join(REPO_ROOT, "test/bench/import-chain-only.ts");
-/** BENCH_SUBGRAPHS=1: the full `sluice import` (four built-in subgraphs) instead of chain tables only. */
-const WITH_SUBGRAPHS = process.env.BENCH_SUBGRAPHS === "1";
 
 function log(line: string) {
   process.stdout.write(`${line}\n`);
@@ -56,31 +53,11 @@ async function simulatedTsv(): Promise<{ file: string; events: number }> {
   return { file, events: truth.eventCount };
 }
 
-interface ImportFigures {
-  seconds: number;
-  blocks: number;
-  events: number;
-  rssMb: number;
+function runImport(file: string, env: Record<string, string>): CliImportFigures {
+  return runImportProcess(["--import", "tsx", CHAIN_ONLY, file], env);
 }
 
-function runImport(file: string, env: Record<string, string>): ImportFigures {
-  const started = performance.now();
-  const args = WITH_SUBGRAPHS ? [CLI, "import", "--quiet", file] : ["--import", "tsx", CHAIN_ONLY, file];
-  const res = spawnSync(process.execPath, args, {
-    env: { ...process.env, LOG_LEVEL: "error", ...env },
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-  });
-  const seconds = (performance.now() - started) / 1000;
-  if (res.status !== 0) throw new Error(`import failed (${res.status}):\n${res.stderr}\n${res.stdout}`);
-  const out = res.stdout;
-  const blocks = Number(/(\d+) blocks \(/.exec(out)?.[1] ?? 0);
-  const events = Number(/events (\d+)/.exec(out)?.[1] ?? 0);
-  const rssMb = Number(/peak RSS (\d+) MB/.exec(out)?.[1] ?? 0);
-  return { seconds, blocks, events, rssMb };
-}
-
-function report(label: string, f: ImportFigures, dbBytes: number) {
+function report(label: string, f: CliImportFigures, dbBytes: number) {
   const perMillion = (dbBytes / Math.max(f.events, 1)) * 1e6;
   log(
     `${label.padEnd(10)} ${f.blocks} blocks, ${f.events} events in ${f.seconds.toFixed(1)} s (process wall, incl. start-up): ` +
@@ -133,10 +110,9 @@ async function ackLatency(label: string, target: Db | { dataDir: string }) {
 class SkipImport extends Error {}
 
 async function main() {
-  if (!fs.existsSync(CLI)) throw new Error("build first: npm run build");
   const { file } = await simulatedTsv();
   log(
-    `input ${path.relative(REPO_ROOT, file)} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB); ${WITH_SUBGRAPHS ? "sluice import with the four built-in subgraphs" : "import path, chain tables only"}`,
+    `input ${path.relative(REPO_ROOT, file)} (${(fs.statSync(file).size / 1e6).toFixed(0)} MB); import path, chain tables only`,
   );
 
   if (ONLY !== "postgres") {
