@@ -10,6 +10,7 @@
  *
  *   npx tsx test/bench/subgraph-read.ts
  *   BENCH_DB=postgres|pglite|both BENCH_ROWS=1000000 BENCH_SECONDS=10 SSE_CLIENTS=5000 SSE_ROUNDS=5 SSE_DB=postgres|pglite|both
+ *   BENCH_ONLY=<regex>: only the HTTP cases whose name matches (e.g. BENCH_ONLY=holder)
  *
  * The rows are loaded straight into sg_asset_holdings.holdings with one `generate_series` INSERT
  * per 250,000 rows, the table's secondary indexes dropped during the load and rebuilt after from
@@ -46,6 +47,7 @@ const DBS = (process.env.BENCH_DB ?? "both") === "both" ? ["postgres", "pglite"]
 const SSE_DBS = (process.env.SSE_DB ?? "both") === "both" ? ["postgres", "pglite"] : [process.env.SSE_DB as string];
 const SSE_CLIENTS = Number(process.env.SSE_CLIENTS ?? 5000);
 const SSE_ROUNDS = Number(process.env.SSE_ROUNDS ?? 5);
+const ONLY = new RegExp(process.env.BENCH_ONLY ?? "", "i"); // runs only the cases whose name matches
 const CHUNK = 250_000;
 const ASSETS = 50;
 const TOKEN = (a: number) => `SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.token-${a}::coin`;
@@ -129,6 +131,7 @@ async function httpCases(service: Service, db: Db): Promise<void> {
     .toUpperCase()
     .padStart(38, "0")}`;
   const cases: Case[] = [
+    { name: "GET /health (the HTTP stack, no database)", path: "/health", check: (b) => b.status === "ok" },
     { name: "list _limit=50, holder=… (50 rows)", path: `${H}?_limit=50&holder=${holder}`, check: rows50 },
     { name: "list _limit=50, asset_identifier=… (2%)", path: `${H}?_limit=50&${filter}`, check: rows50 },
     { name: "  same, deep page (cursor 100 from end)", path: `${H}?_limit=50&${filter}&cursor=${deep}`, check: rows50 },
@@ -157,7 +160,7 @@ async function httpCases(service: Service, db: Db): Promise<void> {
   log("");
   log("case                                       | p50 ms | p99 ms |   req/s | load");
   log("-------------------------------------------|--------|--------|---------|-----");
-  for (const c of cases) {
+  for (const c of cases.filter((x) => ONLY.test(x.name))) {
     const url = `${service.apiUrl}${c.path}`;
     if (process.env.BENCH_EXPLAIN) await explain(db, c);
     const res = await fetch(url);
