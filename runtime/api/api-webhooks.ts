@@ -260,7 +260,12 @@ export const updateWebhook: ApiHandler = async (req, res, ctx) => {
 /** DELETE /api/webhooks/:webhook — its outbox, log and replays go with it. */
 export const deleteWebhook: ApiHandler = async (req, res, ctx) => {
   const w = await loadWebhook(req, ctx);
-  await deleteWebhookRow(ctx.db, w.id);
+  await ctx.db.transaction(async (q) => {
+    // A block transaction in flight may be writing outbox rows for this webhook (it reads the
+    // webhook list once, holding the tip row lock): wait for it, as creation does.
+    await q.query("SELECT 1 FROM control.chain_tip FOR UPDATE");
+    await deleteWebhookRow(q, w.id);
+  });
   await announce(ctx);
   ctx.log.info({ msg: "webhook deleted", webhook_id: w.id });
   res.status(204).end();

@@ -20,6 +20,17 @@ import {
 import { lockTipAndCheckBlock, type TipNotification, tipRef, updateTip } from "./tip.js";
 import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
 
+/**
+ * Thrown by a hook when the block transaction must be rolled back and run again (the hook does
+ * something different the second time, e.g. the subgraph engine isolates each subgraph).
+ */
+export class RetryTransactionError extends Error {
+  override name = "RetryTransactionError";
+}
+
+/** A transaction is run at most this many times when hooks ask for a retry. */
+const TRANSACTION_ATTEMPTS = 3;
+
 /** Work other modules do inside a block's transaction (subgraph handlers, webhook outbox). */
 export interface BlockHooks {
   /** A block became canonical: derive rows from it. */
@@ -28,6 +39,8 @@ export interface BlockHooks {
   revertBlock(q: Queryable, block: BlockRef): Promise<void>;
   /** A reorg finished inside the transaction (after reverts and applies). */
   onReorg?(q: Queryable, reorg: ReorgRecord): Promise<void>;
+  /** The transaction's blocks are all applied; it commits next (write what was deferred). */
+  beforeCommit?(q: Queryable): Promise<void>;
 }
 
 export interface ReorgRecord {
@@ -117,6 +130,22 @@ export function tryDecode(path: string, body: string): DecodeResult {
 
 export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = [] }: IngestorDeps): Ingestor {
   const confirmations = finalityBurnConfirmations;
+
+  /** db.transaction, run again when a hook asks (RetryTransactionError). */
+  async function blockTransaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.transaction(fn);
+      } catch (err) {
+        if (!(err instanceof RetryTransactionError) || attempt >= TRANSACTION_ATTEMPTS) throw err;
+        logger.info({ msg: "block transaction rolled back; running it again", reason: err.message, attempt });
+      }
+    }
+  }
+
+  async function beforeCommit(q: Queryable): Promise<void> {
+    for (const h of hooks) await h.beforeCommit?.(q);
+  }
 
   async function applyDecoded(q: Queryable, decoded: Decoded): Promise<IngestOutcome> {
     if (decoded.kind === "other") return { kind: "journaled" };
@@ -251,10 +280,11 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   }
 
   async function processDecoded(entryId: string, decoded: Decoded): Promise<IngestOutcome> {
-    return db.transaction(async (q) => {
+    return blockTransaction(async (q) => {
       await relaxCommit(q, db.kind);
       const outcome = await applyDecoded(q, decoded);
       await markJournalDone(q, entryId);
+      await beforeCommit(q);
       return outcome;
     });
   }
@@ -307,7 +337,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         outcomes[i] = id === null ? { kind: "skipped" } : { kind: "malformed", reason: decoded.reason };
       }
       const apply = (indexes: number[]) =>
-        db.transaction(async (q) => {
+        blockTransaction(async (q) => {
           await relaxCommit(q, db.kind);
           // One journal statement for the batch; a request already imported (its key journaled
           // before, or earlier in this batch) is skipped.
@@ -325,6 +355,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
             const first = fresh.delete(sourceKey);
             results.push(first ? await applyDecoded(q, decoded as Decoded) : { kind: "skipped" });
           }
+          await beforeCommit(q);
           return results;
         });
       try {

@@ -67,7 +67,7 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
   return {
     async applyBlock(q, block) {
       let written = await flushRollback(q);
-      const snapshot = await webhookSnapshot(q, block.indexBlockHash);
+      const snapshot = await webhookSnapshot(q);
       const webhooks = snapshot.chain;
       if (webhooks.length) {
         traits.noteBlock(block);
@@ -159,6 +159,7 @@ async function emitSweptConfirmations(q: Queryable, snapshot: WebhookSnapshot, r
     snapshot.sweptConfirmedHeight ?? (watchers.length ? Math.min(...watchers.map((w) => w.startHeight)) : finalized);
   if (finalized <= done) return 0;
   await q.query("UPDATE control.webhook_progress SET swept_confirmed_height = $1", [finalized]);
+  snapshot.sweptConfirmedHeight = finalized; // the transaction's snapshot stays true to the table
   if (!watchers.length) return 0;
   const ctx: MatchContext = { sbtcRegistry: registry, implementsTrait: () => false };
   const out: OutboxInsert[] = [];

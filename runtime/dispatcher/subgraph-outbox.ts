@@ -19,9 +19,9 @@ export function createSubgraphOutbox(): RowChangeListener {
   // Ordinal of changes sharing one dedupe key within a block transaction (several rows per event).
   const ordinals = new WeakMap<Queryable, Map<string, number>>();
 
-  const listener: RowChangeListener = async (q, changes, block) => {
+  const listener: RowChangeListener = async (q, changes) => {
     if (!changes.length) return;
-    const webhooks = (await webhookSnapshot(q, block.indexBlockHash)).subgraph;
+    const webhooks = (await webhookSnapshot(q)).subgraph;
     if (!webhooks.length) return;
     const seqs = ordinals.get(q) ?? new Map<string, number>();
     ordinals.set(q, seqs);
@@ -52,6 +52,6 @@ export function createSubgraphOutbox(): RowChangeListener {
   };
   // Without subgraph webhooks the block's changes are not needed (the snapshot read is shared
   // with the block's other outbox writer, so asking costs no extra round trip).
-  listener.wantsChanges = async (q, block) => (await webhookSnapshot(q, block.indexBlockHash)).subgraph.length > 0;
+  listener.wantsChanges = async (q) => (await webhookSnapshot(q)).subgraph.length > 0;
   return listener;
 }

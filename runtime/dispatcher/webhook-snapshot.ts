@@ -1,8 +1,13 @@
 /**
- * What the outbox writers need to know about webhooks for one block, read in ONE query and shared
- * by the chain-webhook and subgraph-webhook writers of that block: the chain webhooks' triggers,
- * the subgraph webhooks' filters, and the swept-confirmation progress. Three round trips per block
- * became one; the lists are as fresh as before (read inside the block's transaction).
+ * What the outbox writers need to know about webhooks, read in ONE query per block transaction and
+ * shared by the chain-webhook and subgraph-webhook writers of every block in it: the chain
+ * webhooks' triggers, the subgraph webhooks' filters, and the swept-confirmation progress.
+ *
+ * Once per transaction is as fresh as once per block: the block transaction holds the chain-tip
+ * row lock from its first block to its commit, and creating or deleting a webhook takes that lock
+ * first (api-webhooks.ts), so the lists cannot change under it. `finalizedHeight` is the value at
+ * the transaction's start: a sweep that became final during the transaction is confirmed by the
+ * next one. A trigger or filter edit applies from the next transaction.
  */
 import type { Queryable } from "../db/types.js";
 import type { RowFilter } from "./subgraph-filter.js";
@@ -71,17 +76,20 @@ function toSnapshot(row: SnapshotRow | undefined): WebhookSnapshot {
   };
 }
 
-// The last snapshot per block transaction (the ingestor passes the same Queryable to every hook).
-const lastRead = new WeakMap<Queryable, { blockHash: string; snapshot: Promise<WebhookSnapshot> }>();
+// The snapshot per block transaction (the ingestor passes the same Queryable to every hook).
+const snapshots = new WeakMap<Queryable, Promise<WebhookSnapshot>>();
 
-/** The snapshot for `blockHash` in transaction `q`: read once, then shared by the block's writers. */
-export function webhookSnapshot(q: Queryable, blockHash: string): Promise<WebhookSnapshot> {
-  const last = lastRead.get(q);
-  if (last !== undefined && last.blockHash === blockHash) return last.snapshot;
+/**
+ * The snapshot of transaction `q`: read on first use, then shared by every block's writers. The
+ * object is the transaction's own: a writer that moves the sweep progress updates it.
+ */
+export function webhookSnapshot(q: Queryable): Promise<WebhookSnapshot> {
+  const known = snapshots.get(q);
+  if (known !== undefined) return known;
   const snapshot = q.query<SnapshotRow>(SNAPSHOT_SQL).then((r) => toSnapshot(r.rows[0]));
-  lastRead.set(q, { blockHash, snapshot });
+  snapshots.set(q, snapshot);
   snapshot.catch(() => {
-    if (lastRead.get(q)?.snapshot === snapshot) lastRead.delete(q); // a failed read is not remembered
+    if (snapshots.get(q) === snapshot) snapshots.delete(q); // a failed read is not remembered
   });
   return snapshot;
 }

@@ -4,7 +4,12 @@
  * with pre-image journaling. A failing subgraph (a handler throwing, or the database refusing a
  * row: NOT NULL, CHECK, a duplicate on insert) is isolated with savepoints and marked `failed`;
  * the block and the other subgraphs go on.
+ *
+ * `optimistic` (live ingestion) skips the savepoints, two round trips per block: the database
+ * refusing a row is rare, and then the step throws RetryTransactionError, the ingestor rolls the
+ * transaction back and runs it again, and the engine applies that block with savepoints.
  */
+import { RetryTransactionError } from "../chain/ingest.js";
 import type { DecodedBlock } from "../chain/types.js";
 import type { Queryable } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
@@ -29,6 +34,8 @@ export interface StepOptions {
   traits: TraitResolver;
   logger: Logger;
   config: Record<string, string>;
+  /** No savepoints: a refused row throws RetryTransactionError (the caller redoes the transaction). */
+  optimistic?: boolean;
 }
 
 export interface StepResult {
@@ -72,7 +79,15 @@ export async function applyBlocks(
       drafts.push({ order, draft: d });
   };
 
-  if (work.length > 0) {
+  if (work.length > 0 && options.optimistic) {
+    try {
+      for (let i = 0; i < work.length; i++) await run(work[i], i);
+    } catch (err) {
+      throw new RetryTransactionError("a subgraph's rows were refused: redo the block with each subgraph isolated", {
+        cause: err,
+      });
+    }
+  } else if (work.length > 0) {
     await q.query("SAVEPOINT sluice_subgraphs");
     try {
       for (let i = 0; i < work.length; i++) await run(work[i], i);

@@ -6,13 +6,14 @@
  * backfills from stored canonical blocks.
  *
  * State lives in control.subgraphs and control.subgraph_progress (read at the start of each
- * block, so a deploy made by another process is picked up by the ingest leader); modules are
- * cached in memory by module hash.
+ * ingest transaction, so a deploy made by another process is picked up by the ingest leader;
+ * progress written before its commit: transaction-view.ts); modules are cached in memory by
+ * module hash.
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { sqlIdent } from "../../generator/naming.js";
-import type { BlockHooks } from "../chain/ingest.js";
+import { type BlockHooks, RetryTransactionError } from "../chain/ingest.js";
 import type { Config } from "../config/index.js";
 import type { Db, Queryable } from "../db/types.js";
 import { badRequest, conflict, notFound, ServiceError } from "../internal/errors.js";
@@ -42,6 +43,7 @@ import {
 import { pruneUndo, revertBlockRows } from "./revert.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
+import { createTransactionView } from "./transaction-view.js";
 import type {
   ChangedBlock,
   RowChange,
@@ -109,15 +111,6 @@ interface Loaded {
   deployedAt: string;
 }
 
-interface LightRow {
-  name: string;
-  kind: string;
-  status: string;
-  subgraph_height: number;
-  module_hash: string;
-  finalized_height: number | null;
-}
-
 export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const { db, config, logger } = deps;
   const log = logger.child({ component: "subgraphs" });
@@ -127,6 +120,9 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const listeners = new Set<RowChangeListener>();
   const operations = new Map<string, Promise<void>>();
   const cache: StatementCache = new Map();
+  const view = createTransactionView();
+  // Blocks whose optimistic step failed: their retry uses savepoints (block-apply.ts).
+  const isolate = new Set<string>();
   const traits = createTraitResolver();
   const pruneEvery = deps.pruneEveryBlocks ?? 64;
   let blocksSincePrune = 0;
@@ -186,11 +182,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const hooks: BlockHooks = {
     async applyBlock(q, block) {
       traits.noteBlock(block);
-      const { rows } = await q.query<LightRow>(
-        `SELECT s.name, s.kind, s.status, p.subgraph_height, s.module_hash, t.finalized_height
-           FROM control.subgraphs s JOIN control.subgraph_progress p USING (name) CROSS JOIN control.chain_tip t
-          ORDER BY s.name`,
-      );
+      const rows = await view.rows(q);
       if (rows.length === 0) return;
       await syncModules(q, rows);
       const subs: ActiveSubgraph[] = [];
@@ -205,6 +197,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         finalized === null || block.height > finalized
           ? { indexBlockHash: block.indexBlockHash, blockHeight: block.height }
           : null;
+      const careful = isolate.has(block.indexBlockHash);
       const result = await applyBlocks(q, subs, [block], {
         journal,
         collect: await changesWanted(q, block),
@@ -212,14 +205,19 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         traits,
         logger: log,
         config: contracts,
+        optimistic: !careful,
+      }).catch((err) => {
+        // The ingestor runs the transaction again; this block then isolates each subgraph.
+        if (err instanceof RetryTransactionError) isolate.add(block.indexBlockHash);
+        throw err;
       });
-      const done = subs.map((s) => s.module.name).filter((n) => !result.failed.includes(n));
-      if (done.length > 0) {
-        await q.query("UPDATE control.subgraph_progress SET subgraph_height = $1 WHERE name = ANY($2::text[])", [
-          block.height,
-          done,
-        ]);
-      }
+      if (careful) isolate.delete(block.indexBlockHash);
+      view.failed(q, result.failed);
+      view.advanced(
+        q,
+        subs.map((s) => s.module.name).filter((n) => !result.failed.includes(n)),
+        block.height,
+      );
       await notify(q, result.changes, { indexBlockHash: block.indexBlockHash, height: block.height });
       if (++blocksSincePrune >= pruneEvery && finalized !== null) {
         blocksSincePrune = 0;
@@ -228,6 +226,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     },
 
     async revertBlock(q, ref) {
+      await view.reload(q); // the revert moves progress back itself; later blocks read it again
       const { rows } = await q.query<{ name: string; module_hash: string }>(
         "SELECT name, module_hash FROM control.subgraphs",
       );
@@ -236,6 +235,10 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       const block = { indexBlockHash: ref.indexBlockHash, height: ref.height };
       const changes = await revertBlockRows(q, modules, block, await changesWanted(q, block));
       await notify(q, changes, block);
+    },
+
+    async beforeCommit(q) {
+      await view.flush(q);
     },
   };
 

@@ -1,8 +1,8 @@
 /**
  * The per-block webhook snapshot (runtime/dispatcher/webhook-snapshot.ts) on a real database: it
  * holds exactly the chain and subgraph webhooks stored (as inserted here), the tip's finality and
- * the sweep progress; within one transaction it is read once per block and re-read for the next
- * block, so a webhook created between two blocks is seen by the second.
+ * the sweep progress; it is read once per transaction (every block of it shares the read) and
+ * read again by the next transaction, which sees a webhook created in between.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queryable } from "../../runtime/db/types.js";
@@ -63,7 +63,7 @@ describe("webhook snapshot", () => {
     await db.query("UPDATE control.chain_tip SET finalized_height = 42");
     await db.query("UPDATE control.webhook_progress SET swept_confirmed_height = 40");
 
-    const snapshot = await db.transaction((q) => webhookSnapshot(q, "0xblock"));
+    const snapshot = await db.transaction((q) => webhookSnapshot(q));
     expect(snapshot).toEqual({
       chain: [
         { id: "wh_a", triggers: [], startHeight: -1 },
@@ -77,18 +77,23 @@ describe("webhook snapshot", () => {
     });
   });
 
-  it("is read once per block of a transaction, and again for the next block", async () => {
+  it("is read once per transaction, and again by the next transaction", async () => {
     await testDb.reset();
     const db = testDb.db;
+    const first = await db.transaction(async (tx) => {
+      const { q, count } = counting(tx);
+      const snapshot = await webhookSnapshot(q);
+      expect(snapshot.chain).toEqual([]);
+      expect(await webhookSnapshot(q)).toBe(snapshot); // the transaction's next block
+      expect(count()).toBe(1);
+      return snapshot;
+    });
+    await insertWebhook(db, { id: "wh_new", kind: "chain", start: 1 });
     await db.transaction(async (tx) => {
       const { q, count } = counting(tx);
-      const first = await webhookSnapshot(q, "0xblock1");
-      expect(first.chain).toEqual([]);
-      expect(await webhookSnapshot(q, "0xblock1")).toBe(first);
+      const second = await webhookSnapshot(q);
       expect(count()).toBe(1);
-      await insertWebhook(tx, { id: "wh_new", kind: "chain", start: 1 });
-      const second = await webhookSnapshot(q, "0xblock2");
-      expect(count()).toBe(2);
+      expect(second).not.toBe(first);
       expect(second.chain.map((w) => w.id)).toEqual(["wh_new"]);
     });
   });
