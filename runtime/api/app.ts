@@ -14,6 +14,7 @@ import { createErrorHandler, notFoundHandler } from "./errors.js";
 import { EventsPageCache } from "./events-page-cache.js";
 import { createPrintSchemaStore } from "./print-schema-store.js";
 import { createRequestContext, requestIdOf } from "./request-context.js";
+import { SubgraphPageCache } from "./subgraph-page-cache.js";
 import { checkRouteTable, type RouteEntry, type RouteTable } from "./route-table.js";
 import { routes as defaultRoutes } from "./routes.js";
 import type { ApiDeps, ApiHandler, HandlerContext } from "./types.js";
@@ -47,6 +48,7 @@ export function createApiApp(deps: ApiAppDeps): Express {
   const caches: AppCaches = {
     printSchemas: createPrintSchemaStore(),
     eventsPages: apiDeps.config.pageCacheBytes > 0 ? new EventsPageCache(apiDeps.config.pageCacheBytes) : null,
+    subgraphPages: apiDeps.config.pageCacheBytes > 0 ? new SubgraphPageCache(apiDeps.config.pageCacheBytes) : null,
   };
   for (const route of routes) {
     const stack = [
@@ -69,7 +71,7 @@ function bodyStack(route: RouteEntry): RequestHandler[] {
 }
 
 /** Per-app state handlers share. */
-type AppCaches = Pick<HandlerContext, "printSchemas" | "eventsPages">;
+type AppCaches = Pick<HandlerContext, "printSchemas" | "eventsPages" | "subgraphPages">;
 
 /** Turns an ApiHandler into Express middleware; Express 5 forwards its rejections to the error middleware. */
 function adapt(handler: ApiHandler, deps: ApiDeps, caches: AppCaches): RequestHandler {

@@ -13,6 +13,7 @@
  * milliseconds between a block's commit and its notification may show the previous tip.
  */
 import { subgraphs as generatedSubgraphs } from "../../generated/index.js";
+import { schemaTag } from "../db/prepared-statements.js";
 import type { Queryable } from "../db/types.js";
 import { notFound, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
@@ -64,7 +65,7 @@ export async function resolveSubgraph(ctx: HandlerContext, name: string): Promis
 /** The table `table` of `module`, or 404 TABLE_NOT_FOUND. */
 export function resolveTable(module: SubgraphModule, table: string): TableTarget {
   if (Object.hasOwn(module.tables, table))
-    return { subgraph: module.name, schema: module.schema, meta: module.tables[table] };
+    return { subgraph: module.name, schema: module.schema, meta: module.tables[table], schemaHash: module.schemaHash };
   const names = Object.keys(module.tables);
   const suggestion = didYouMean(table, names);
   throw notFound(
@@ -85,8 +86,9 @@ export async function resolveTarget(ctx: HandlerContext, name: string, table: st
  * still being created) is a 503 SUBGRAPH_NOT_READY rather than an internal error.
  */
 export async function queryTable<T>(db: Queryable, target: TableTarget, sql: string, params: unknown[]): Promise<T[]> {
+  const text = target.schemaHash === undefined ? sql : schemaTag(target.schemaHash, "read") + sql;
   try {
-    return (await db.query<T>(sql, params)).rows;
+    return (await db.query<T>(text, params)).rows;
   } catch (err) {
     if ((err as { code?: unknown }).code === "42P01") {
       throw new ServiceError(
@@ -101,6 +103,30 @@ export async function queryTable<T>(db: Queryable, target: TableTarget, sql: str
     }
     throw err;
   }
+}
+
+/** What a cached list page of a subgraph is valid under (subgraph-page-cache.ts), and its tip. */
+export interface SubgraphStamp {
+  stamp: string;
+  tip: TipJson;
+}
+
+const SELECT_STAMP = `SELECT t.index_block_hash, t.block_height, t.reorg_count, s.schema_hash,
+  s.updated_at::text AS updated_at, p.subgraph_height
+  FROM control.chain_tip t, control.subgraphs s JOIN control.subgraph_progress p USING (name) WHERE s.name = $1`;
+
+/** One single-row read: the subgraph's stamp with the exact tip, or null when nothing records the subgraph. */
+export async function readSubgraphStamp(db: Queryable, subgraph: string): Promise<SubgraphStamp | null> {
+  const { rows } = await db.query<Record<string, string | number | null>>(SELECT_STAMP, [subgraph]);
+  const r = rows[0];
+  if (r === undefined) return null;
+  const chainHeight = r.block_height === null ? null : Number(r.block_height);
+  return {
+    stamp: [r.index_block_hash, r.block_height, r.reorg_count, r.schema_hash, r.updated_at, r.subgraph_height].join(
+      "|",
+    ),
+    tip: buildTip(chainHeight, Number(r.subgraph_height)),
+  };
 }
 
 interface TipState {

@@ -11,6 +11,7 @@ import type { SigningKey } from "../internal/signing-key.js";
 import type { SubgraphEngine } from "../subgraphs/index.js";
 import type { ChainHub } from "./chain-hub.js";
 import type { EventsPageCache } from "./events-page-cache.js";
+import type { SubgraphPageCache } from "./subgraph-page-cache.js";
 import type { PrintSchemaStore } from "./print-schema-store.js";
 
 /** Readiness and status figures, implemented by the ingestion module. */
@@ -47,6 +48,8 @@ export interface HandlerContext extends ApiDeps {
   printSchemas: PrintSchemaStore;
   /** Per-app cache of rendered Index / Streams pages (created by createApiApp); null: off. */
   eventsPages: EventsPageCache | null;
+  /** Per-app cache of rendered subgraph list pages (created by createApiApp); null: off. */
+  subgraphPages: SubgraphPageCache | null;
 }
 
 /**

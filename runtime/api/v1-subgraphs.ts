@@ -15,12 +15,15 @@
  */
 import { notFound, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
+import type { Response } from "express";
+import { escapeJsonHtml, weakEtag } from "./cache-headers.js";
 import { formatSseRetry, openEventStream } from "./sse.js";
 import {
   listModules,
   queryTable,
   readProgress,
   readRowCount,
+  readSubgraphStamp,
   readTip,
   resolveSubgraph,
   resolveTable,
@@ -45,6 +48,7 @@ import {
   selectionOf,
 } from "./subgraph-query/parse.js";
 import { renderAggregate, renderRow } from "./subgraph-query/render.js";
+import type { CachedListPage } from "./subgraph-page-cache.js";
 import { subgraphStreamsFor } from "./subgraph-stream-feeds.js";
 import { removedAfter, type StreamStart, startSubgraphStreamSession } from "./subgraph-stream-session.js";
 import type { TableTarget } from "./subgraph-query/types.js";
@@ -172,10 +176,19 @@ async function targetOf(req: { params: Record<string, unknown> }, ctx: HandlerCo
   return resolveTarget(ctx, param(req.params.name), param(req.params.table));
 }
 
-/** GET /v1/subgraphs/:name/:table */
+/**
+ * GET /v1/subgraphs/:name/:table — from the page cache when the subgraph has not changed since
+ * the page was read (one single-row stamp read; subgraph-page-cache.ts), else from the table.
+ */
 export const listTableRows: ApiHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const q = parseListQuery(req.query, target);
+  const pages = ctx.subgraphPages;
+  const stamp = pages ? await readSubgraphStamp(ctx.db, target.subgraph) : null;
+  const key = `${target.schemaHash}|${req.originalUrl}`;
+  const cached = stamp === null ? undefined : pages?.get(key, stamp.stamp);
+  if (cached !== undefined) return sendListPage(res, cached);
+
   const readPage = async () => {
     const rows: Record<string, unknown>[] = [];
     for (const segment of compileListPage(target, q)) {
@@ -184,7 +197,8 @@ export const listTableRows: ApiHandler = async (req, res, ctx) => {
     }
     return rows;
   };
-  const [rows, tip] = await Promise.all([readPage(), readTip(ctx, target.subgraph)]);
+  // With a stamp, its tip is the exact one the page was read under.
+  const [rows, tip] = await Promise.all([readPage(), stamp?.tip ?? readTip(ctx, target.subgraph)]);
   const page = rows.slice(0, q.limit);
   let next_cursor: string | null = null;
   if (rows.length > q.limit) {
@@ -195,8 +209,19 @@ export const listTableRows: ApiHandler = async (req, res, ctx) => {
       { id: String(last._id), sortValue },
     );
   }
-  res.json({ rows: page.map((row) => renderRow(target, row, q.fields)), next_cursor, tip });
+  const json = escapeJsonHtml(
+    JSON.stringify({ rows: page.map((row) => renderRow(target, row, q.fields)), next_cursor, tip }),
+  );
+  const answer: CachedListPage = { body: Buffer.from(json), etag: weakEtag(json) };
+  if (stamp !== null) pages?.set(key, stamp.stamp, answer);
+  sendListPage(res, answer);
 };
+
+/** The JSON answer with its ETag (Express answers 304 to a matching If-None-Match). */
+function sendListPage(res: Response, page: CachedListPage): void {
+  res.setHeader("ETag", page.etag);
+  res.type("application/json").send(page.body);
+}
 
 /** GET /v1/subgraphs/:name/:table/count — the list's parameters; the count ignores paging and order. */
 export const countTableRows: ApiHandler = async (req, res, ctx) => {

@@ -11,6 +11,7 @@
  *   npx tsx test/bench/subgraph-read.ts
  *   BENCH_DB=postgres|pglite|both BENCH_ROWS=1000000 BENCH_SECONDS=10 SSE_CLIENTS=5000 SSE_ROUNDS=5 SSE_DB=postgres|pglite|both
  *   BENCH_ONLY=<regex>: only the HTTP cases whose name matches (e.g. BENCH_ONLY=holder)
+ *   BENCH_CACHE=on|off|both (default both): the list page cache on (the default service) or off (PAGE_CACHE_MB=0)
  *
  * The rows are loaded straight into sg_asset_holdings.holdings with one `generate_series` INSERT
  * per 250,000 rows, the table's secondary indexes dropped during the load and rebuilt after from
@@ -47,6 +48,8 @@ const DBS = (process.env.BENCH_DB ?? "both") === "both" ? ["postgres", "pglite"]
 const SSE_DBS = (process.env.SSE_DB ?? "both") === "both" ? ["postgres", "pglite"] : [process.env.SSE_DB as string];
 const SSE_CLIENTS = Number(process.env.SSE_CLIENTS ?? 5000);
 const SSE_ROUNDS = Number(process.env.SSE_ROUNDS ?? 5);
+const CACHE_MODES =
+  (process.env.BENCH_CACHE ?? "both") === "both" ? ["on", "off"] : [process.env.BENCH_CACHE as string];
 const ONLY = new RegExp(process.env.BENCH_ONLY ?? "", "i"); // runs only the cases whose name matches
 const CHUNK = 250_000;
 const ASSETS = 50;
@@ -267,7 +270,21 @@ async function run(kind: string): Promise<void> {
       const t = performance.now();
       await load(db);
       log(`  load total ${seconds(t)} s`);
-      await httpCases(service, db);
+      for (const mode of CACHE_MODES) {
+        const target =
+          mode === "on" ? service : await startTestService(db, { LOG_LEVEL: "silent", PAGE_CACHE_MB: "0" });
+        log("");
+        log(
+          mode === "on"
+            ? "list page cache on (the default; each case repeats one URL: after the first read, answered from memory once the one-row subgraph stamp read shows nothing changed)"
+            : "list page cache off (PAGE_CACHE_MB=0: every request reads the table)",
+        );
+        try {
+          await httpCases(target, db);
+        } finally {
+          if (target !== service) await target.stop();
+        }
+      }
       if (SSE_DBS.includes(kind) && SSE_CLIENTS > 0) {
         log("");
         log(`SSE: ${SSE_CLIENTS} clients, ${SSE_ROUNDS} rounds`);

@@ -12,6 +12,11 @@ export interface TableTarget {
   /** PostgreSQL schema, e.g. `sg_asset_holdings`. */
   schema: string;
   meta: TableMeta;
+  /**
+   * The subgraph's schema hash: when known, reads are tagged with it so the PostgreSQL driver may
+   * keep them prepared (db/prepared-statements.ts); a schema change gives new texts.
+   */
+  schemaHash?: string;
 }
 
 export type SortOrder = "asc" | "desc";

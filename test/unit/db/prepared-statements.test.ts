@@ -41,6 +41,23 @@ describe("PreparedStatementPolicy", () => {
     expect(policy.nameFor("SELECT 0")).toBeDefined();
     expect(policy.nameFor("SELECT 9")).toBeUndefined();
   });
+
+  it("budgets read-tagged texts apart: many read shapes never take the other statements' places", () => {
+    const policy = new PreparedStatementPolicy(2, 3);
+    const table = ' FROM "sg_asset_holdings"."holdings" WHERE "holder" = $1';
+    const prepared = (sql: string) => {
+      policy.nameFor(sql);
+      return policy.nameFor(sql) !== undefined;
+    };
+    const reads = Array.from({ length: 6 }, (_, i) => `${schemaTag("ab12", "read")}SELECT ${i}${table}`);
+    expect(reads[0].startsWith("/* schema ab12 read */ ")).toBe(true);
+    expect(reads.map(prepared)).toEqual([true, true, true, false, false, false]);
+    // The write budget is untouched by the reads, and the reads' by the writes.
+    const writes = Array.from({ length: 3 }, (_, i) => `${schemaTag("ab12")}UPDATE x SET a = ${i}${table}`);
+    expect(writes.map(prepared)).toEqual([true, true, false]);
+    expect(prepared(reads[0])).toBe(true);
+    expect(prepared(`${schemaTag("ab12", "read")}SELECT 99${table}`)).toBe(false);
+  });
 });
 
 describe("planner session settings", () => {
