@@ -1,8 +1,8 @@
 /**
  * The subgraph list page cache (runtime/api/subgraph-page-cache.ts) over real HTTP and real
  * ingestion: a repeated page is byte-identical to the one the service answers with the cache
- * off; after more blocks, and after a reindex, the same URL answers what the table holds now
- * (read here with SQL), never the cached page.
+ * off, and its ETag gets a 304; after more blocks, and after a reindex, the same URL answers what
+ * the table holds now (read here with SQL), never the cached page.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../runtime/service.js";
@@ -61,6 +61,13 @@ describe("subgraph list page cache", () => {
       expect({ rows: first.rows, tip: first.tip }).toEqual(await fromTable());
       expect(first.rows.length).toBeGreaterThan(0);
       expect((await fetchPage(service)).text).toBe(first.text);
+      const etag = (await fetch(service.apiUrl + PAGE)).headers.get("etag") ?? "";
+      expect(etag).toMatch(/^W\/"/);
+      // fetch adds `Cache-Control: no-cache` to a conditional request unless given one (no-cache asks
+      // for a full answer): send what a revalidating cache sends.
+      const revalidate = { "if-none-match": etag, "cache-control": "max-age=0" };
+      const unchanged = await fetch(service.apiUrl + PAGE, { headers: revalidate });
+      expect(unchanged.status).toBe(304);
 
       for (const r of requests.slice(half)) await postObserver(service.observerUrl, r.path, r.body);
       await service.idle();
@@ -68,6 +75,8 @@ describe("subgraph list page cache", () => {
       const now = await fromTable();
       expect(now).not.toEqual({ rows: first.rows, tip: first.tip }); // the blocks changed the table
       expect({ rows: later.rows, tip: later.tip }).toEqual(now);
+      const changed = await fetch(service.apiUrl + PAGE, { headers: revalidate });
+      expect(changed.status).toBe(200);
 
       await service.subgraphs.reindex("asset-holdings");
       await service.subgraphs.idle();
