@@ -83,10 +83,19 @@ export async function resolveTarget(ctx: HandlerContext, name: string, table: st
 
 /**
  * Runs a read against a subgraph table; a table that does not exist yet (the subgraph is
- * still being created) is a 503 SUBGRAPH_NOT_READY rather than an internal error.
+ * still being created) is a 503 SUBGRAPH_NOT_READY rather than an internal error. `prepare`
+ * (list pages and single rows: index walks of a few rows, where planning is much of the cost)
+ * lets the driver keep the statement prepared; counts and aggregates stay planned per call, since
+ * a generic plan may pick a worse index for a scan over many rows.
  */
-export async function queryTable<T>(db: Queryable, target: TableTarget, sql: string, params: unknown[]): Promise<T[]> {
-  const text = target.schemaHash === undefined ? sql : schemaTag(target.schemaHash, "read") + sql;
+export async function queryTable<T>(
+  db: Queryable,
+  target: TableTarget,
+  sql: string,
+  params: unknown[],
+  { prepare = false }: { prepare?: boolean } = {},
+): Promise<T[]> {
+  const text = prepare && target.schemaHash !== undefined ? schemaTag(target.schemaHash, "read") + sql : sql;
   try {
     return (await db.query<T>(text, params)).rows;
   } catch (err) {

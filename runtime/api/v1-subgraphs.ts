@@ -193,7 +193,9 @@ export const listTableRows: ApiHandler = async (req, res, ctx) => {
   const readPage = async () => {
     const rows: Record<string, unknown>[] = [];
     for (const segment of compileListPage(target, q)) {
-      rows.push(...(await queryTable<Record<string, unknown>>(ctx.db, target, segment.sql, segment.params)));
+      rows.push(
+        ...(await queryTable<Record<string, unknown>>(ctx.db, target, segment.sql, segment.params, { prepare: true })),
+      );
       if (rows.length > q.limit) break;
     }
     return rows;
@@ -248,7 +250,7 @@ export const getTableRow: ApiHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const id = parseRowId(param(req.params.id));
   const { sql, params } = compileRowById(target, id);
-  const rows = await queryTable<Record<string, unknown>>(ctx.db, target, sql, params);
+  const rows = await queryTable<Record<string, unknown>>(ctx.db, target, sql, params, { prepare: true });
   if (rows.length === 0) {
     throw notFound("ROW_NOT_FOUND", `table ${target.subgraph}/${target.meta.name} has no row with _id ${id}`, {
       subgraph: target.subgraph,
