@@ -36,7 +36,7 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { ChainHub } from "./chain-hub.js";
-import { type CachedPage, type EventsPageCache, pageBody } from "./events-page-cache.js";
+import { type CachedPage, type EventsPageCache, pageBytes } from "./events-page-cache.js";
 import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "./cache-headers.js";
 import { formatCursor, latestPosition, type Position } from "./cursor.js";
 import type { EventsQuery } from "./events-query.js";
@@ -64,8 +64,8 @@ export interface EventRow {
 }
 
 export interface EventsPage {
-  /** The response body (JSON text). */
-  body: string;
+  /** The response body (JSON text, UTF-8). */
+  body: Buffer;
   etag: string;
   /** Cache-Control directives (without public/private). */
   cacheDirectives: string;
@@ -180,7 +180,7 @@ export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<
 
 /** The response of a rendered page, with the given tip (default: the one it was read with). */
 const answer = (page: CachedPage, tipJson = page.tipJson): EventsPage => ({
-  body: pageBody(page, tipJson),
+  body: pageBytes(page, tipJson),
   etag: page.etag,
   cacheDirectives: page.cacheDirectives,
 });

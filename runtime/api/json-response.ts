@@ -14,7 +14,7 @@ export interface JsonTextOptions {
   publishedOnLoopback: boolean;
 }
 
-export function sendJsonText(res: Response, body: string, options: JsonTextOptions): void {
+export function sendJsonText(res: Response, body: string | Buffer, options: JsonTextOptions): void {
   res.setHeader("Cache-Control", cacheControl(options.publishedOnLoopback, options.cacheDirectives));
   res.setHeader("ETag", options.etag);
   res.type("application/json").send(body);

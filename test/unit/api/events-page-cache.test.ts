@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CachedPage, EventsPageCache, pageBody } from "../../../runtime/api/events-page-cache.js";
+import { type CachedPage, EventsPageCache, pageBody, pageBytes } from "../../../runtime/api/events-page-cache.js";
 
 const page = (immutable: boolean, events = "[]"): CachedPage => ({
   head: `{"events":${events},"next_cursor":"","tip":`,
@@ -32,7 +32,9 @@ describe("EventsPageCache", () => {
 
   it("stays within its byte bound, evicting the least recently used first", () => {
     const big = "x".repeat(10_000);
-    const one = 2 * (1 + page(true, big).head.length + page(true).tail.length + page(true).tipJson.length + 6) + 128;
+    // Key "a", the strings as UTF-16 (2 bytes a character), the encoded body (1 byte a character), overhead.
+    const text = page(true, big).head.length + page(true).tail.length + page(true).tipJson.length;
+    const one = 2 * (1 + text + 6) + text + 128;
     const cache = new EventsPageCache(one * 3);
     for (const k of ["a", "b", "c"]) cache.set(k, "s", page(true, big));
     expect(cache.get("a", "s")).toBeDefined(); // a is now the most recent
@@ -56,5 +58,16 @@ describe("EventsPageCache", () => {
       tip: { block_height: 12, finalized_height: 4 },
       reorgs: [],
     });
+  });
+
+  it("encodes the body once per tip: the same tip answers the same bytes, a new tip new ones", () => {
+    const p = page(true, "[1,2]");
+    const tip = '{"block_height":12,"finalized_height":4}';
+    const first = pageBytes(p, tip);
+    expect(first.toString("utf8")).toBe(pageBody(p, tip));
+    expect(pageBytes(p, tip)).toBe(first);
+    const next = '{"block_height":13,"finalized_height":4}';
+    expect(pageBytes(p, next).toString("utf8")).toBe(pageBody(p, next));
+    expect(pageBytes(p, next)).not.toBe(first);
   });
 });
