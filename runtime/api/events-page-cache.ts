@@ -14,6 +14,7 @@
  * read leaves the entry stale at once. Bounded by `maxBytes` (least recently used out first).
  * Pure: no I/O.
  */
+import { StampedLru } from "./stamped-lru.js";
 
 /** A rendered page without its tip: body = head + tipJson + tail. */
 export interface CachedPage {
@@ -28,26 +29,21 @@ export interface CachedPage {
   encoded?: { tipJson: string; body: Buffer };
 }
 
-interface Entry {
-  page: CachedPage;
-  stamp: string;
-  bytes: number;
-}
-
 export const DEFAULT_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 export class EventsPageCache {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly store: StampedLru<CachedPage>;
 
-  constructor(private readonly maxBytes = DEFAULT_PAGE_CACHE_BYTES) {}
+  constructor(maxBytes = DEFAULT_PAGE_CACHE_BYTES) {
+    this.store = new StampedLru(maxBytes);
+  }
 
   get size(): number {
-    return this.entries.size;
+    return this.store.size;
   }
 
   get byteSize(): number {
-    return this.bytes;
+    return this.store.byteSize;
   }
 
   /**
@@ -55,16 +51,13 @@ export class EventsPageCache {
    * page is returned (a caller that has not read the stamp yet).
    */
   get(key: string, stamp: string | null): CachedPage | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.store.lookup(key);
     if (entry === undefined) return undefined;
-    if (!entry.page.immutable && entry.stamp !== stamp) {
-      if (stamp !== null) this.remove(key, entry);
+    if (!entry.value.immutable && entry.stamp !== stamp) {
+      if (stamp !== null) this.store.delete(key);
       return undefined;
     }
-    // Most recently used last.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.page;
+    return entry.value;
   }
 
   /** Stores a page read under chain `stamp` (the stamp read before the page). */
@@ -72,21 +65,7 @@ export class EventsPageCache {
     // UTF-16 strings: two bytes a character, the encoded body (JSON text is mostly ASCII: a byte
     // a character), plus the entry's own overhead.
     const text = page.head.length + page.tail.length + page.tipJson.length;
-    const bytes = 2 * (key.length + text + page.etag.length) + text + 128;
-    if (bytes > this.maxBytes) return;
-    const old = this.entries.get(key);
-    if (old !== undefined) this.remove(key, old);
-    this.entries.set(key, { page, stamp, bytes });
-    this.bytes += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.remove(k, e);
-    }
-  }
-
-  private remove(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.bytes -= entry.bytes;
+    this.store.set(key, stamp, page, 2 * (key.length + text + page.etag.length) + text + 128);
   }
 }
 

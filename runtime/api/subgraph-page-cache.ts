@@ -11,6 +11,7 @@
  * under the stamp read *before* it, so a block committed during the read leaves the entry stale at
  * once. Bounded by `maxBytes` (least recently used out first). Pure: no I/O.
  */
+import { StampedLru } from "./stamped-lru.js";
 
 export interface CachedListPage {
   /** The JSON answer, UTF-8. */
@@ -18,51 +19,30 @@ export interface CachedListPage {
   etag: string;
 }
 
-interface Entry {
-  page: CachedListPage;
-  stamp: string;
-  bytes: number;
-}
-
 export class SubgraphPageCache {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly store: StampedLru<CachedListPage>;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.store = new StampedLru(maxBytes);
+  }
 
   get size(): number {
-    return this.entries.size;
+    return this.store.size;
   }
 
   /** The page stored under `key` if it was read under `stamp`. */
   get(key: string, stamp: string): CachedListPage | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.store.lookup(key);
     if (entry === undefined) return undefined;
     if (entry.stamp !== stamp) {
-      this.remove(key, entry);
+      this.store.delete(key);
       return undefined;
     }
-    this.entries.delete(key); // most recently used last
-    this.entries.set(key, entry);
-    return entry.page;
+    return entry.value;
   }
 
   /** Stores a page read under `stamp` (the stamp read before the page). */
   set(key: string, stamp: string, page: CachedListPage): void {
-    const bytes = page.body.length + 2 * (key.length + stamp.length + page.etag.length) + 128;
-    if (bytes > this.maxBytes) return;
-    const old = this.entries.get(key);
-    if (old !== undefined) this.remove(key, old);
-    this.entries.set(key, { page, stamp, bytes });
-    this.bytes += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.remove(k, e);
-    }
-  }
-
-  private remove(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.bytes -= entry.bytes;
+    this.store.set(key, stamp, page, page.body.length + 2 * (key.length + stamp.length + page.etag.length) + 128);
   }
 }
