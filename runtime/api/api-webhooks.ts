@@ -9,6 +9,7 @@
  * answers of create and rotate-secret, never in a later read.
  */
 import type { Request, Response } from "express";
+import { readTip } from "../chain/tip.js";
 import { buildTestData, TEST_TYPE } from "../dispatcher/chain-payload.js";
 import { DEFAULT_FORMAT, FORMATS, isFormat } from "../dispatcher/formats.js";
 import type { WebhookService } from "../dispatcher/index.js";
@@ -263,7 +264,7 @@ export const deleteWebhook: ApiHandler = async (req, res, ctx) => {
   await ctx.db.transaction(async (q) => {
     // A block transaction in flight may be writing outbox rows for this webhook (it reads the
     // webhook list once, holding the tip row lock): wait for it, as creation does.
-    await q.query("SELECT 1 FROM control.chain_tip FOR UPDATE");
+    await readTip(q, true);
     await deleteWebhookRow(q, w.id);
   });
   await announce(ctx);

@@ -22,6 +22,7 @@ import { createSubgraphEngine } from "../../runtime/subgraphs/index.js";
 import type { RawRequest } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
 import { postObserver, startTestService } from "../support/service.js";
+import { readContracts, readHoldings } from "../support/subgraph-dump.js";
 import { canonicalBlocks, expectedContracts, expectedHoldings, type RawBlock } from "../support/subgraph-expect.js";
 
 const FROM = 15;
@@ -101,18 +102,8 @@ describe("a subgraph whose rows the database refuses", () => {
     );
     expect(refused[0].n).toBe(0);
 
-    const holdings = await db.query<{ kind: string; asset_identifier: string; holder: string; amount: string }>(
-      "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings",
-    );
-    expect(
-      new Map(holdings.rows.map((r) => [`${r.kind}|${r.asset_identifier}|${r.holder}`, BigInt(r.amount)])),
-    ).toEqual(expectedHoldings(blocks));
-    const contracts = await db.query<Record<string, string>>(
-      "SELECT contract_id, name, deployer, deploy_block::text AS deploy_block, deploy_tx_id FROM sg_contract_deployments.contracts",
-    );
-    expect(
-      contracts.rows.map((r) => [r.contract_id, r.name, r.deployer, r.deploy_block, r.deploy_tx_id]).sort(),
-    ).toEqual(expectedContracts(blocks));
+    expect(await readHoldings(db)).toEqual(expectedHoldings(blocks));
+    expect(await readContracts(db)).toEqual(expectedContracts(blocks));
   }
 
   it("observer path: the refusing subgraph fails at its last good block; every block and the other subgraphs go on", async () => {

@@ -17,7 +17,7 @@ import { type RawRequest, expectedChain } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
 import { postObserver, startTestService } from "../support/service.js";
-import { dumpSubgraphTables, reindexAll } from "../support/subgraph-dump.js";
+import { dumpSubgraphTables, readContracts, readHoldings, reindexAll } from "../support/subgraph-dump.js";
 import {
   canonicalBlocks,
   expectedContracts,
@@ -92,20 +92,8 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
         for (const info of service.subgraphs.list())
           expect((await service.subgraphs.progress(info.name))?.status).toBe("ready");
 
-        const holdings = await db.query<{ kind: string; asset_identifier: string; holder: string; amount: string }>(
-          "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings",
-        );
-        const got = new Map(
-          holdings.rows.map((r) => [`${r.kind}|${r.asset_identifier}|${r.holder}`, BigInt(r.amount)]),
-        );
-        expect(got).toEqual(expectedHoldings(blocks));
-
-        const contracts = await db.query<Record<string, string>>(
-          "SELECT contract_id, name, deployer, deploy_block::text AS deploy_block, deploy_tx_id FROM sg_contract_deployments.contracts",
-        );
-        expect(
-          contracts.rows.map((r) => [r.contract_id, r.name, r.deployer, r.deploy_block, r.deploy_tx_id]).sort(),
-        ).toEqual(expectedContracts(blocks));
+        expect(await readHoldings(db)).toEqual(expectedHoldings(blocks));
+        expect(await readContracts(db)).toEqual(expectedContracts(blocks));
 
         const registry = service.config.contracts.sbtcRegistryContractId;
         const flows = await db.query<Record<string, string | null>>(

@@ -23,7 +23,7 @@ import type { RawRequest } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR } from "../support/fixtures.js";
 import { postObserver, startTestService } from "../support/service.js";
-import { dumpSubgraphTables, reindexAll } from "../support/subgraph-dump.js";
+import { dumpSubgraphTables, readContracts, readHoldings, reindexAll } from "../support/subgraph-dump.js";
 import {
   canonicalBlocks,
   expectedContracts,
@@ -135,19 +135,8 @@ describe("built-in subgraphs over simulated traffic", () => {
       ).toBe(true);
       expect(await transferRows()).toEqual(wantTransfers);
 
-      const holdings = await db.query<{ kind: string; asset_identifier: string; holder: string; amount: string }>(
-        "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings",
-      );
-      expect(
-        new Map(holdings.rows.map((r) => [`${r.kind}|${r.asset_identifier}|${r.holder}`, BigInt(r.amount)])),
-      ).toEqual(expectedHoldings(blocks));
-
-      const contracts = await db.query<Record<string, string>>(
-        "SELECT contract_id, name, deployer, deploy_block::text AS deploy_block, deploy_tx_id FROM sg_contract_deployments.contracts",
-      );
-      expect(
-        contracts.rows.map((r) => [r.contract_id, r.name, r.deployer, r.deploy_block, r.deploy_tx_id]).sort(),
-      ).toEqual(expectedContracts(blocks));
+      expect(await readHoldings(db)).toEqual(expectedHoldings(blocks));
+      expect(await readContracts(db)).toEqual(expectedContracts(blocks));
 
       // Webhook receivers converge: the changes (reverts included) rebuild every table, _id for _id.
       expect(changes.some((c) => c.reverted)).toBe(true);
@@ -290,15 +279,7 @@ describe("built-in subgraphs over simulated traffic", () => {
         ]);
         expect(await transferRows()).toEqual(wantTransfers);
         expect(expectedTransfers(blocks, sbtcAssetIdentifier, sbtcTokenContractId)).toEqual(wantTransfers);
-        const holdings = await testDb.db.query<{
-          kind: string;
-          asset_identifier: string;
-          holder: string;
-          amount: string;
-        }>("SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings");
-        expect(
-          new Map(holdings.rows.map((r) => [`${r.kind}|${r.asset_identifier}|${r.holder}`, BigInt(r.amount)])),
-        ).toEqual(expectedHoldings(blocks));
+        expect(await readHoldings(testDb.db)).toEqual(expectedHoldings(blocks));
       } finally {
         await service.stop();
       }

@@ -3,7 +3,7 @@
  * (declared columns + `_block_height` + `_tx_id`; `_id` and `_created_at` depend on history and
  * time, not on the chain), and wait for background backfills.
  */
-import type { Db } from "../../runtime/db/types.js";
+import type { Db, Queryable } from "../../runtime/db/types.js";
 import type { SubgraphEngine } from "../../runtime/subgraphs/index.js";
 
 export type TableDump = Record<string, string[]>;
@@ -30,4 +30,20 @@ export async function reindexAll(engine: SubgraphEngine): Promise<void> {
     const p = await engine.progress(info.name);
     if (p?.status !== "ready") throw new Error(`${info.name} is ${p?.status} after reindex: ${p?.error}`);
   }
+}
+
+/** sg_asset_holdings.holdings as `kind|asset|holder` → balance (the shape of subgraph-expect's expectedHoldings). */
+export async function readHoldings(db: Queryable): Promise<Map<string, bigint>> {
+  const { rows } = await db.query<{ kind: string; asset_identifier: string; holder: string; amount: string }>(
+    "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings",
+  );
+  return new Map(rows.map((r) => [`${r.kind}|${r.asset_identifier}|${r.holder}`, BigInt(r.amount)]));
+}
+
+/** sg_contract_deployments.contracts as sorted [contract_id, name, deployer, deploy_block, deploy_tx_id] (expectedContracts' shape). */
+export async function readContracts(db: Queryable): Promise<string[][]> {
+  const { rows } = await db.query<Record<string, string>>(
+    "SELECT contract_id, name, deployer, deploy_block::text AS deploy_block, deploy_tx_id FROM sg_contract_deployments.contracts",
+  );
+  return rows.map((r) => [r.contract_id, r.name, r.deployer, r.deploy_block, r.deploy_tx_id]).sort();
 }
