@@ -111,6 +111,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       processor,
       logger,
       bodyLimit: config.observerBodyLimit,
+      allowFrom: config.observerAllowFrom,
       fileJournal,
     });
     const observerServer = await startApiServer(observer, {
