@@ -1,11 +1,11 @@
 /**
- * The service (DESIGN.md §2, §4): opens the database, migrates, recovers the journal, starts the
- * observer and the API, and registers every resource's close with one shutdown registry.
+ * The service (DESIGN.md §2, §4): binds its ports, opens the database, migrates, recovers the journal,
+ * serves the observer and the API, and registers every resource's close with one shutdown registry.
  */
 import path from "node:path";
 import { createApiApp } from "./api/app.js";
 import { createChainHub } from "./api/chain-hub.js";
-import { startApiServer } from "./api/server.js";
+import { type Listener, listen } from "./api/server.js";
 import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
 import { openFileJournal } from "./chain/file-journal.js";
 import { createObserverApp } from "./chain/observer.js";
@@ -16,6 +16,7 @@ import { migrate, openDb } from "./db/index.js";
 import type { Db } from "./db/types.js";
 import type { Logger } from "./internal/logger.js";
 import { createShutdown, type Shutdown } from "./internal/shutdown.js";
+import { type ListenSettings, explainListenError } from "./internal/startup-errors.js";
 import { loadOrCreateSigningKey } from "./internal/signing-key.js";
 import { createSubgraphEngine, type SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
@@ -46,10 +47,41 @@ export interface ServiceOptions {
   dispatcher?: WebhooksDeps["dispatcher"];
 }
 
+/** Binds a port, or fails with a message naming the setting to change. */
+async function listenOrExplain(settings: ListenSettings, closeGraceMs?: number): Promise<Listener> {
+  try {
+    return await listen({ host: settings.host, port: settings.port, closeGraceMs });
+  } catch (err) {
+    throw explainListenError(err, settings);
+  }
+}
+
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const shutdown = createShutdown((name, err) => logger.error({ msg: "shutdown step failed", step: name, error: err }));
   try {
+    // Both ports are bound before the database is opened or migrated: a port in use fails start-up
+    // at once, with nothing changed, and no other process can take the port meanwhile. Until the
+    // apps are attached below, requests get 503 (a stacks-node retries).
+    const apiServer = await listenOrExplain({
+      hostVariable: "API_HOST",
+      portVariable: "API_PORT",
+      host: config.apiHost,
+      port: config.apiPort,
+    });
+    // Closes last; only matters when start-up fails before the servers are registered below.
+    shutdown.add("api port", () => apiServer.close());
+    const observerServer = await listenOrExplain(
+      {
+        hostVariable: "OBSERVER_HOST",
+        portVariable: "OBSERVER_PORT",
+        host: config.observerHost,
+        port: config.observerPort,
+      },
+      30_000,
+    );
+    shutdown.add("observer port", () => observerServer.close());
+
     const db = options.db ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
     if (!options.db) shutdown.add("database", () => db.close());
     const applied = await migrate(db);
@@ -100,7 +132,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
       },
     });
-    const apiServer = await startApiServer(api, { host: config.apiHost, port: config.apiPort });
+    apiServer.serve(api);
     shutdown.add("api server", () => apiServer.close());
 
     await processor.start(); // recover what was journaled but not processed before the last stop
@@ -111,13 +143,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       processor,
       logger,
       bodyLimit: config.observerBodyLimit,
+      allowFrom: config.observerAllowFrom,
       fileJournal,
     });
-    const observerServer = await startApiServer(observer, {
-      host: config.observerHost,
-      port: config.observerPort,
-      closeGraceMs: 30_000,
-    });
+    observerServer.serve(observer);
     // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
     shutdown.add("observer server", () => observerServer.close());
     ready = true;

@@ -5,7 +5,7 @@
  *
  * Stream handlers must stop writing when their response emits "close".
  */
-import http, { type RequestListener, type ServerResponse } from "node:http";
+import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ApiServer {
@@ -17,6 +17,12 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** A bound port whose app is attached later: start-up binds first, then opens the database. */
+export interface Listener extends ApiServer {
+  /** Starts answering with `app`; until then every request gets 503 STARTING. */
+  serve(app: RequestListener): void;
+}
+
 export interface ApiServerOptions {
   host: string;
   port: number;
@@ -26,7 +32,15 @@ export interface ApiServerOptions {
 
 /** Starts listening; rejects on bind errors (EADDRINUSE, EACCES, ...). */
 export async function startApiServer(app: RequestListener, options: ApiServerOptions): Promise<ApiServer> {
+  const listener = await listen(options);
+  listener.serve(app);
+  return listener;
+}
+
+/** Binds the port now and answers 503 until serve(); rejects on bind errors (EADDRINUSE, EACCES, ...). */
+export async function listen(options: ApiServerOptions): Promise<Listener> {
   const server = http.createServer();
+  let app: RequestListener = answerStarting;
   const open = new Set<ServerResponse>();
   let closing = false;
 
@@ -40,7 +54,7 @@ export async function startApiServer(app: RequestListener, options: ApiServerOpt
     });
     res.once("close", () => open.delete(res));
   });
-  server.on("request", app);
+  server.on("request", (req, res) => app(req, res));
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -57,6 +71,9 @@ export async function startApiServer(app: RequestListener, options: ApiServerOpt
   return {
     url: `http://${host}:${port}`,
     port,
+    serve(next) {
+      app = next;
+    },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         closing = true;
@@ -75,6 +92,12 @@ export async function startApiServer(app: RequestListener, options: ApiServerOpt
       return closed;
     },
   };
+}
+
+/** Before the app is attached (database still opening): a retryable answer, never a hang. */
+function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" });
+  res.end(JSON.stringify({ error: "the service is starting", code: "STARTING", status: "starting" }));
 }
 
 function isEventStream(res: ServerResponse): boolean {

@@ -1,8 +1,10 @@
 /**
  * The stacks-node event-observer server (DESIGN.md §4): every POST is journaled durably, then
- * answered 200 (the node retries anything else forever), then processed in order.
+ * answered 200 (the node retries anything else forever), then processed in order. Only loopback
+ * and the OBSERVER_ALLOW_FROM addresses may call it.
  */
 import express from "express";
+import { type AddressRange, createAddressMatcher } from "../config/address-allow-list.js";
 import type { Logger } from "../internal/logger.js";
 import type { FileJournal } from "./file-journal.js";
 import type { Ingestor } from "./ingest.js";
@@ -25,11 +27,28 @@ export function createObserverApp(deps: {
   processor: JournalProcessor;
   logger: Logger;
   bodyLimit: number;
+  /** OBSERVER_ALLOW_FROM (loopback is always allowed; null allows loopback only). */
+  allowFrom: readonly AddressRange[] | null;
   /** Embedded database: journal to this fsynced file (acks never wait for the database). */
   fileJournal?: FileJournal;
 }): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  // Checked before the body is read, so a refused request is never journaled.
+  const allowed = createAddressMatcher(deps.allowFrom ?? []);
+  app.use((req, res, next) => {
+    const remote = req.socket.remoteAddress;
+    if (allowed(remote)) return next();
+    deps.logger.warn({ msg: "observer request refused: address not in OBSERVER_ALLOW_FROM", remote, path: req.path });
+    // Connection: close, so a refused caller's body is not read off the socket.
+    res
+      .status(403)
+      .set("Connection", "close")
+      .json({
+        error: `${remote ?? "this address"} is not allowed to post to the observer`,
+        code: "OBSERVER_FORBIDDEN",
+      });
+  });
   // Any content type: the node sends application/json, but a body is a body.
   app.use(express.text({ type: () => true, limit: deps.bodyLimit }));
 

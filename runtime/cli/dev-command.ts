@@ -41,6 +41,25 @@ function* rest<T>(it: Iterator<T>, held: { value?: T }): Generator<T> {
   }
 }
 
+/**
+ * Pure: the curl commands printed to try the API. With a token, each carries an authorization
+ * header that reads it from `tokenVariable` in the user's shell.
+ */
+export function tryCommands(base: string, tokenVariable: string | null): string[] {
+  const auth = tokenVariable ? ` -H "authorization: Bearer $${tokenVariable}"` : "";
+  const lines = [
+    `  status     curl -s${auth} ${base}/status`,
+    `  events     curl -s${auth} '${base}/v1/index/events?limit=5'`,
+    `  streams    curl -s${auth} '${base}/v1/streams/events?types=ft_transfer&limit=5'`,
+    `  live SSE   curl -N${auth} '${base}/v1/streams/events/stream'`,
+    `  subgraph   curl -s${auth} '${base}/v1/subgraphs/asset-holdings/holdings?_limit=5'`,
+    `  subgraphs  curl -s${auth} ${base}/v1/subgraphs`,
+  ];
+  if (tokenVariable)
+    lines.push("", `  (the commands read the token from $${tokenVariable}: export it in this shell first)`);
+  return lines;
+}
+
 export function registerDevCommand(program: Command): void {
   program
     .command("dev")
@@ -70,18 +89,19 @@ export function registerDevCommand(program: Command): void {
         { recordTruth: false },
       );
       const storedHeight = (await readTip(service.db)).blockHeight ?? 0;
-      const base = service.apiUrl;
+      // The token is named, never printed: the shell expands it, and the secret stays out of the
+      // terminal's scrollback and whatever captures this output.
+      const tokenVariable = config.instanceToken
+        ? process.env.INSTANCE_TOKEN
+          ? "INSTANCE_TOKEN"
+          : "SLUICE_API_KEY"
+        : null;
       process.stdout.write(
         [
           "",
           `sluice is running: ${config.network} simulator → observer ${service.observerUrl}, database ${service.db.kind === "pglite" ? config.dataDir : "PostgreSQL"}`,
           "",
-          `  status     curl -s ${base}/status`,
-          `  events     curl -s '${base}/v1/index/events?limit=5'`,
-          `  streams    curl -s '${base}/v1/streams/events?types=ft_transfer&limit=5'`,
-          `  live SSE   curl -N '${base}/v1/streams/events/stream'`,
-          `  subgraph   curl -s '${base}/v1/subgraphs/asset-holdings/holdings?_limit=5'`,
-          `  subgraphs  curl -s ${base}/v1/subgraphs`,
+          ...tryCommands(service.apiUrl, tokenVariable),
           "",
           storedHeight
             ? `Catching up to the stored tip (height ${storedHeight}), then about ${opts.rate} block/s. Ctrl-C stops.`

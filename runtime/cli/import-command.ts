@@ -56,14 +56,18 @@ export function registerImportCommand(program: Command): void {
         });
         subgraphs.onRowChanges(createSubgraphOutbox());
         const decoder = await startWorkerDecoder(); // up before the import announces itself
+        // Since process start: opening (on first use, creating) the database and migrating can take
+        // longer than a small import itself.
+        const startupSeconds = performance.now() / 1000;
         if (!opts.quiet)
-          process.stderr.write(`importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir}\n`);
+          process.stderr.write(
+            `importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir} (started in ${startupSeconds.toFixed(1)}s: database opened and migrated)\n`,
+          );
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress(), {
           batchSize: opts.batchSize,
           decoder,
         }).finally(() => decoder.close());
-        process.stderr.write(opts.quiet ? "" : "\n");
-        process.stdout.write(`${describeSummary(file, summary)}\n`);
+        process.stdout.write(`${describeSummary(file, summary, startupSeconds)}\n`);
         await subgraphs.idle(); // a backfill started at init finishes before the database closes
       } finally {
         await db.close();

@@ -91,6 +91,7 @@ export async function importReplayFile(
 ): Promise<ImportSummary> {
   const summary = emptySummary();
   const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
   const decoder = options.decoder ?? inlineDecoder(ingestor.decode);
   let fraction = 0;
   let batch: { path: string; body: string }[] = [];
@@ -102,6 +103,8 @@ export async function importReplayFile(
   const flush = async () => {
     if (!batch.length) return;
     const rows = batch;
+    // How far into the file this batch ends: the share done once it is committed.
+    const batchEnd = fraction;
     batch = [];
     batchBytes = 0;
     const decoded = decoder.decode(rows);
@@ -116,6 +119,8 @@ export async function importReplayFile(
         decoded: results[i],
       }));
       for (const o of await ingestor.importBatch(items)) countOutcome(summary, o);
+      // Drawn from the committed summary, so it never runs ahead of (or behind) what is stored.
+      progress?.update(describeProgress(summary, batchEnd, elapsed()));
     })();
     last.catch(() => {}); // observed through inFlight below; never an unhandled rejection
     inFlight.push(last);
@@ -127,24 +132,33 @@ export async function importReplayFile(
     batch.push({ path: row.path, body: row.body });
     batchBytes += row.body.length;
     if (batch.length >= options.batchSize || batchBytes >= BATCH_BYTES) await flush();
-    if (progress) {
-      const elapsed = (performance.now() - started) / 1000;
-      const eta = fraction > 0 ? elapsed / fraction - elapsed : Number.NaN;
-      progress.update(
-        `blocks ${summary.blocks} | events ${summary.events} (${formatRate(summary.events / Math.max(elapsed, 1e-3))}/s) | ${(fraction * 100).toFixed(0)}% | ETA ${formatDuration(eta)}`,
-      );
-    }
   }
   await flush();
   while (inFlight.length) await inFlight.shift();
-  summary.seconds = (performance.now() - started) / 1000;
+  summary.seconds = elapsed();
+  progress?.done(describeProgress(summary, "done", summary.seconds));
   return summary;
 }
 
-export function describeSummary(file: string, s: ImportSummary): string {
+/**
+ * Pure: the progress line, from the same counts the summary reports; `fraction` is the share of
+ * the file committed, or "done" once the import has finished.
+ */
+export function describeProgress(s: ImportSummary, fraction: number | "done", seconds: number): string {
+  const head = `blocks ${s.blocks} | events ${s.events} (${formatRate(s.events / Math.max(seconds, 1e-3))}/s)`;
+  if (fraction === "done") return `${head} | done in ${seconds.toFixed(1)}s`;
+  const eta = fraction > 0 ? seconds / fraction - seconds : Number.NaN;
+  return `${head} | ${(fraction * 100).toFixed(0)}% | ETA ${formatDuration(eta)}`;
+}
+
+/** `startupSeconds`: from process start until the import began (database opened and migrated). */
+export function describeSummary(file: string, s: ImportSummary, startupSeconds?: number): string {
   const rate = s.seconds > 0 ? formatRate(s.events / s.seconds) : "0";
   return [
     `imported ${file} in ${s.seconds.toFixed(1)}s`,
+    ...(startupSeconds === undefined
+      ? []
+      : [`  start-up ${startupSeconds.toFixed(1)}s before that (database opened and migrated)`]),
     `  requests ${s.rows}: ${s.blocks} blocks (${s.extended} extended, ${s.side} side, ${s.reorgs} reorgs, ${s.duplicate} duplicates), ${s.burnBlocks} burn blocks, ${s.otherRequests} other`,
     `  events ${s.events} (${rate}/s)`,
     `  already imported ${s.skipped}, malformed ${s.malformed}${s.malformed ? " (see /status and the journal)" : ""}`,

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { ConfigError } from "../internal/errors.js";
+import { type AddressRange, parseAddressRanges } from "./address-allow-list.js";
 import { NETWORKS, NETWORK_CONTRACTS, type Network, type NetworkContracts } from "./networks.js";
 
 export interface Config {
@@ -14,6 +15,11 @@ export interface Config {
   publishedOnLoopback: boolean;
   observerHost: string;
   observerPort: number;
+  /**
+   * OBSERVER_ALLOW_FROM: the stacks-node addresses allowed to post (loopback always is), or null
+   * when unset, which is only allowed while the observer binds to loopback.
+   */
+  observerAllowFrom: readonly AddressRange[] | null;
   /** INSTANCE_TOKEN, or the legacy SLUICE_API_KEY when the canonical one is unset. */
   instanceToken: string | null;
   databaseUrl: string | null;
@@ -90,6 +96,15 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
   const logFormat = oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json");
   const webhookAllowPrivate = bool("WEBHOOK_ALLOW_PRIVATE", false);
 
+  const observerAllowFrom = addressRanges("OBSERVER_ALLOW_FROM", env.OBSERVER_ALLOW_FROM, problems);
+  // A stacks-node cannot send a token: past loopback, its source address is the only check.
+  if (!isLoopbackHost(observerHost) && observerAllowFrom === null) {
+    problems.push(
+      `the observer is reachable past loopback (OBSERVER_HOST=${observerHost}) but OBSERVER_ALLOW_FROM is not set: ` +
+        "set OBSERVER_ALLOW_FROM to the stacks-node addresses (CIDRs, e.g. 10.0.0.5/32) or bind OBSERVER_HOST to 127.0.0.1",
+    );
+  }
+
   const publishRaw = env.API_PUBLISH_ADDR;
   let apiPublishAddr = { host: apiHost, port: apiPort };
   if (publishRaw !== undefined && publishRaw !== "") {
@@ -150,6 +165,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     publishedOnLoopback,
     observerHost,
     observerPort,
+    observerAllowFrom,
     instanceToken,
     databaseUrl,
     dataDir: path.resolve(str("DATA_DIR", "./data")),
@@ -164,6 +180,15 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     signingKeySeed,
     webhookSecretKey,
   });
+}
+
+/** A list of CIDRs, or null when it names none (unset, empty); each bad item is reported. */
+function addressRanges(name: string, raw: string | undefined, problems: string[]): readonly AddressRange[] | null {
+  const { ranges, problems: bad } = parseAddressRanges(raw ?? "");
+  for (const item of bad) {
+    problems.push(`${name}: ${item} is not an IPv4 or IPv6 address or CIDR (e.g. 10.0.0.0/8, fd00::/64)`);
+  }
+  return ranges.length || bad.length ? Object.freeze(ranges) : null;
 }
 
 /** Base64 (or base64url) text of exactly 32 bytes. */

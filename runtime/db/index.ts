@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { explainDatabaseError } from "../internal/startup-errors.js";
 import { createPgliteDb } from "./pglite.js";
 import { createPostgresDb } from "./postgres.js";
 import type { Db } from "./types.js";
@@ -17,7 +18,10 @@ export interface OpenDbOptions {
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
-  if (options.databaseUrl) return createPostgresDb(options.databaseUrl);
+  if (options.databaseUrl) {
+    const url = options.databaseUrl;
+    return createPostgresDb(url).catch((err) => Promise.reject(explainDatabaseError(err, url)));
+  }
   const dir = path.join(options.dataDir, "pgdata");
   fs.mkdirSync(dir, { recursive: true });
   const release = acquireDataDirLock(options.dataDir);

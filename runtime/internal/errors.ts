@@ -46,3 +46,14 @@ export class ConfigError extends Error {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * An expected start-up failure (port in use, database unreachable): the message names the
+ * setting to change, so it is printed alone, without a stack.
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StartupError";
+  }
+}

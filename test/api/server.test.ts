@@ -5,7 +5,7 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
-import { startApiServer } from "../../runtime/api/server.js";
+import { listen, startApiServer } from "../../runtime/api/server.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
 import { noDatabase, readyStatus } from "./harness.js";
@@ -26,6 +26,20 @@ describe("startApiServer", () => {
     try {
       expect(server.port).toBeGreaterThan(0);
       expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("listen() holds the port at once and answers 503 STARTING until an app is served", async () => {
+    const server = await listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const before = await fetch(`${server.url}/health`);
+      expect(before.status).toBe(503);
+      expect(await before.json()).toEqual({ error: "the service is starting", code: "STARTING", status: "starting" });
+      await expect(listen({ host: "127.0.0.1", port: server.port })).rejects.toThrow(/EADDRINUSE/);
+      server.serve(app());
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
     } finally {
       await server.close();

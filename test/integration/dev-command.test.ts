@@ -2,6 +2,7 @@
  * `make run`'s entry point (`sluice dev`): starts on ephemeral ports with the simulator feeding its
  * own observer, serves the data it indexed over HTTP, and stops cleanly on SIGINT.
  */
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -49,5 +50,48 @@ describe.skipIf(TEST_DB_KIND !== "pglite")("sluice dev (make run)", () => {
     }
     expect(await exited, err).toBe(0);
     expect(err).toMatch(/stopped\./);
+  });
+
+  it("with INSTANCE_TOKEN set, every printed curl command carries it (by name) and works as printed", async () => {
+    const token = `dev-token-${Date.now()}`;
+    const child = spawnCli(["dev", "--rate", "5"], {
+      NETWORK: "devnet",
+      DATA_DIR: path.join(dataDir, "with-token"),
+      API_PORT: "0",
+      OBSERVER_PORT: "0",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      LOG_LEVEL: "warn",
+      INSTANCE_TOKEN: token,
+    });
+    let out = "";
+    child.stdout?.on("data", (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      const commands = await waitFor(
+        () => {
+          const found = out.split("\n").filter((l) => /\bcurl -/.test(l));
+          return /Ctrl-C stops/.test(out) && found.length ? found.map((l) => l.slice(l.indexOf("curl "))) : null;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(commands.some((c) => c.includes("/status"))).toBe(true);
+      expect(out).not.toContain(token);
+      for (const command of commands) {
+        expect(command).toContain('-H "authorization: Bearer $INSTANCE_TOKEN"');
+        // Run as printed, in a shell where INSTANCE_TOKEN holds the token (SSE: cut after 2 s).
+        const status = await new Promise<string>((resolve) =>
+          execFile(
+            "bash",
+            ["-c", `${command} --max-time 2 -o /dev/null -w '%{http_code}'`],
+            { env: { ...process.env, INSTANCE_TOKEN: token } },
+            (_err, stdout) => resolve(stdout),
+          ),
+        );
+        expect(status, command).toBe("200");
+      }
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import { silentLogger } from "../../runtime/internal/logger.js";
 import { writeSimulation } from "../../runtime/simulator/index.js";
 import { expectedChain } from "../support/chain-model.js";
 import { runCli } from "../support/cli.js";
-import { type TestDb, createTestDb } from "../support/db.js";
+import { TEST_DB_KIND, type TestDb, createPgDatabase, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
 
 const apiDir = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
@@ -126,5 +126,55 @@ describe("sluice import: bad input", () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/bad\.tsv:1: expected 4 tab-separated columns/);
     expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe.skipIf(!hasFixtures)("sluice import: what it prints", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-import-progress-"));
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const drop of drops) await drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the last progress line agrees with the summary and the file, and start-up time is shown", async () => {
+    const file = path.join(apiDir, "balance-reorg.tsv.gz");
+    // From the file: every /new_block request is a block; events count once per distinct block.
+    const rows = readReplayTsv(file);
+    const seen = new Set<string>();
+    let blocks = 0;
+    let events = 0;
+    for (const r of rows.filter((r) => r.path === "/new_block")) {
+      blocks++;
+      const body = JSON.parse(r.body) as { index_block_hash: string; events: unknown[] };
+      if (!seen.has(body.index_block_hash)) events += body.events.length;
+      seen.add(body.index_block_hash);
+    }
+    expect(blocks).toBeGreaterThan(0);
+    expect(events).toBeGreaterThan(0);
+
+    let env: Record<string, string> = { DATA_DIR: path.join(dir, "data") };
+    if (TEST_DB_KIND === "postgres") {
+      const created = await createPgDatabase();
+      drops.push(created.drop);
+      env = { DATABASE_URL: created.url };
+    }
+    const res = await runCli(["import", file], env);
+    expect(res.code, res.stderr).toBe(0);
+
+    const progress = res.stderr.split(/\r|\n/).filter((l) => l.startsWith("blocks "));
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toMatch(new RegExp(`^blocks ${blocks} \\| events ${events} \\(.*\\| done in [\\d.]+s$`));
+    expect(res.stdout).toContain(`: ${blocks} blocks (`);
+    expect(res.stdout).toMatch(new RegExp(`\\n {2}events ${events} \\(`));
+    // Counts only grow: no line shows less than an earlier one.
+    const counts = progress.map((l) => (/^blocks (\d+) \| events (\d+)/.exec(l) ?? []).slice(1).map(Number));
+    for (let i = 1; i < counts.length; i++) {
+      expect(counts[i][0]).toBeGreaterThanOrEqual(counts[i - 1][0]);
+      expect(counts[i][1]).toBeGreaterThanOrEqual(counts[i - 1][1]);
+    }
+
+    expect(res.stderr).toMatch(/^importing .* \(started in [\d.]+s: database opened and migrated\)$/m);
+    expect(res.stdout).toMatch(/^ {2}start-up [\d.]+s before that \(database opened and migrated\)$/m);
   });
 });

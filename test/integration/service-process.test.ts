@@ -91,4 +91,12 @@ describe.skipIf(!hasFixtures)("the service process", () => {
       ),
     ).rejects.toThrow(/exited with 2[\s\S]*INSTANCE_TOKEN/);
   });
+
+  it("refuses to start with the observer past loopback and no OBSERVER_ALLOW_FROM: exit 2, naming it", async () => {
+    await expect(
+      startServiceProcess({ OBSERVER_HOST: "0.0.0.0", DATA_DIR: path.join(root, "refuse-observer") }, 20_000),
+    ).rejects.toThrow(/exited with 2[\s\S]*OBSERVER_HOST=0\.0\.0\.0[\s\S]*set OBSERVER_ALLOW_FROM/);
+    // Refused before anything was opened.
+    expect(fs.existsSync(path.join(root, "refuse-observer"))).toBe(false);
+  });
 });

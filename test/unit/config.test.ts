@@ -81,6 +81,47 @@ describe("instance token", () => {
   });
 });
 
+describe("observer exposure (OBSERVER_ALLOW_FROM)", () => {
+  it("unset by default: the observer on loopback needs no list", () => {
+    expect(parseConfig({}).observerAllowFrom).toBeNull();
+    expect(parseConfig({ OBSERVER_HOST: "::1" }).observerAllowFrom).toBeNull();
+  });
+
+  it.each([["0.0.0.0"], ["::"], ["192.0.2.2"]])(
+    "OBSERVER_HOST=%j without OBSERVER_ALLOW_FROM is refused, naming the variable",
+    (host) => {
+      const problems = problemsOf({ OBSERVER_HOST: host });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain(`OBSERVER_HOST=${host}`);
+      expect(problems[0]).toMatch(
+        /OBSERVER_ALLOW_FROM is not set: set OBSERVER_ALLOW_FROM .* or bind OBSERVER_HOST to 127\.0\.0\.1/,
+      );
+    },
+  );
+
+  it("an empty OBSERVER_ALLOW_FROM counts as unset", () => {
+    expect(problemsOf({ OBSERVER_HOST: "0.0.0.0", OBSERVER_ALLOW_FROM: " , " })[0]).toMatch(
+      /OBSERVER_ALLOW_FROM is not set/,
+    );
+  });
+
+  it("with a list, binding past loopback starts and the list is kept", () => {
+    const config = parseConfig({ OBSERVER_HOST: "0.0.0.0", OBSERVER_ALLOW_FROM: "10.0.0.0/8, fd00::5" });
+    expect(config.observerAllowFrom).toEqual([
+      { address: "10.0.0.0", prefix: 8, family: "ipv4" },
+      { address: "fd00::5", prefix: 128, family: "ipv6" },
+    ]);
+  });
+
+  it("each bad entry is a problem naming OBSERVER_ALLOW_FROM, and not also reported as unset", () => {
+    expect(problemsOf({ OBSERVER_HOST: "0.0.0.0", OBSERVER_ALLOW_FROM: "10.0.0.0/33, 10.1.0.0/16, lan" })).toEqual([
+      'OBSERVER_ALLOW_FROM: "10.0.0.0/33" is not an IPv4 or IPv6 address or CIDR (e.g. 10.0.0.0/8, fd00::/64)',
+      'OBSERVER_ALLOW_FROM: "lan" is not an IPv4 or IPv6 address or CIDR (e.g. 10.0.0.0/8, fd00::/64)',
+    ]);
+    expect(problemsOf({ OBSERVER_HOST: "0.0.0.0", OBSERVER_ALLOW_FROM: "lan" })).toHaveLength(1);
+  });
+});
+
 describe("bad values", () => {
   it.each([["abc"], ["-1"], ["65536"], ["80.5"], [" 80"]])("API_PORT=%j is not a port", (raw) => {
     expect(problemsOf({ API_PORT: raw })).toEqual([`API_PORT=${JSON.stringify(raw)} is not a port number (0-65535)`]);
