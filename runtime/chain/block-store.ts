@@ -5,7 +5,15 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { BlockRef } from "./fork-choice.js";
-import type { ClarityJson, DecodedBlock, DecodedEvent, DecodedTx, EventType, TxType } from "./types.js";
+import type {
+  ClarityJson,
+  DecodedBlock,
+  DecodedEvent,
+  DecodedTx,
+  EventType,
+  MaturedMinerReward,
+  TxType,
+} from "./types.js";
 
 /**
  * JSON for a jsonb column. PostgreSQL cannot store U+0000 in jsonb or text; a Clarity string may
@@ -24,13 +32,14 @@ const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.rep
 /**
  * The block's row, its transactions and its events in ONE statement (data-modifying CTEs): a
  * round trip to the server costs about as much as inserting a block's rows, so three became one.
- * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns.
+ * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
+ * $49 the block's matured miner rewards.
  */
 const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
       parent_block_hash, burn_block_hash, burn_block_height, burn_block_time, block_time, miner_txid,
-      tx_count, event_count, canonical)
-    VALUES ($1::text, $2, $3::integer, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::boolean)),
+      tx_count, event_count, canonical, matured_miner_rewards)
+    VALUES ($1::text, $2, $3::integer, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::boolean, $49::jsonb)),
   tx_rows AS (
     INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
       status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
@@ -52,6 +61,7 @@ export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonic
     ...blockParams(block, canonical),
     ...txColumns(block.txs),
     ...eventColumns(block.events),
+    json(block.maturedMinerRewards),
   ]);
 }
 
@@ -199,7 +209,16 @@ export async function loadBlock(q: Queryable, indexBlockHash: string): Promise<D
     minerTxid: str(b.miner_txid),
     txs: txRows.map(rowToTx),
     events: eventRows.map(rowToEvent),
+    maturedMinerRewards: rowToMinerRewards(b.matured_miner_rewards),
   };
+}
+
+/**
+ * The stored `matured_miner_rewards` of a block; a block stored before they were kept (NULL)
+ * reads as none.
+ */
+export function rowToMinerRewards(value: unknown): MaturedMinerReward[] {
+  return (value as MaturedMinerReward[] | null) ?? [];
 }
 
 function rowToTx(r: Row): DecodedTx {

@@ -89,6 +89,25 @@ export interface DecodedEvent {
   payload: Record<string, ClarityJson>;
 }
 
+/**
+ * One entry of a `/new_block` body's `matured_miner_rewards`: a reward the node credits to
+ * `recipient` in this block for a block mined earlier. Keys and amounts (µSTX, decimal strings) as
+ * the node sends them; this is also the `miner_reward` handler payload (specs/README.md).
+ */
+export interface MaturedMinerReward {
+  recipient: string;
+  /** The miner; differs from `recipient` when the coinbase named another recipient (null on old nodes). */
+  miner_address: string | null;
+  coinbase_amount: string;
+  tx_fees_anchored: string;
+  tx_fees_streamed_confirmed: string;
+  tx_fees_streamed_produced: string;
+  /** The block whose mining earned the reward (null when the node leaves it out). */
+  from_stacks_block_hash: string | null;
+  /** That block's index block hash, under the node's name for it (null when left out). */
+  from_index_consensus_hash: string | null;
+}
+
 export interface DecodedBlock {
   indexBlockHash: string;
   blockHash: string;
@@ -104,6 +123,8 @@ export interface DecodedBlock {
   txs: DecodedTx[];
   /** Sorted by (txIndex, nodeEventIndex); eventIndex is the position in this array. */
   events: DecodedEvent[];
+  /** Miner rewards that mature in this block, in the node's order. */
+  maturedMinerRewards: MaturedMinerReward[];
 }
 
 export interface DecodedBurnBlock {

@@ -5,9 +5,9 @@
  * token standard. Every error names the trigger's index and the offending field.
  */
 import { badRequest, type ServiceError } from "../internal/errors.js";
-import { SOURCE_FILTER_FIELDS } from "../subgraphs/match-source.js";
+import { CHAIN_SOURCE_FILTER_FIELDS } from "../subgraphs/match-source.js";
 import { parseTraitName, type TraitName } from "../subgraphs/traits.js";
-import type { SourceType } from "../subgraphs/types.js";
+import type { ChainSourceType } from "../subgraphs/types.js";
 
 /** The five sBTC peg-lifecycle trigger types (SPEC.md "Trigger object", last paragraph). */
 export const SBTC_TRIGGER_TYPES = [
@@ -18,7 +18,7 @@ export const SBTC_TRIGGER_TYPES = [
   "sbtc_withdrawal_swept_confirmed",
 ] as const;
 export type SbtcTriggerType = (typeof SBTC_TRIGGER_TYPES)[number];
-export type TriggerType = SourceType | SbtcTriggerType;
+export type TriggerType = ChainSourceType | SbtcTriggerType;
 export type { TraitName };
 
 /**
@@ -27,7 +27,7 @@ export type { TraitName };
  * or a withdrawal request, its requester, and the request id that ties the later steps together.
  */
 export const TRIGGER_FIELDS: Readonly<Record<TriggerType, readonly string[]>> = {
-  ...SOURCE_FILTER_FIELDS,
+  ...CHAIN_SOURCE_FILTER_FIELDS,
   sbtc_deposit: ["minAmount"],
   sbtc_withdrawal_create: ["sender", "minAmount"],
   sbtc_withdrawal_accept: ["requestId"],

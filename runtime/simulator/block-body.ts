@@ -25,6 +25,18 @@ export interface NodeTx {
   txid: string;
 }
 
+/** One `matured_miner_rewards` entry: µSTX amounts as the node sends them (decimal strings). */
+export interface MaturedReward {
+  recipient: string;
+  miner_address: string;
+  coinbase_amount: string;
+  tx_fees_anchored: string;
+  tx_fees_streamed_confirmed: string;
+  tx_fees_streamed_produced: string;
+  from_stacks_block_hash: string;
+  from_index_consensus_hash: string;
+}
+
 export interface BlockHeader {
   height: number;
   blockHash: string;
@@ -68,6 +80,7 @@ export function newBlockBody(
   header: BlockHeader,
   txs: NodeTx[],
   events: Record<string, unknown>[],
+  maturedRewards: MaturedReward[] = [],
 ): Record<string, unknown> {
   const anchored = zeroCost();
   for (const tx of txs) {
@@ -92,7 +105,7 @@ export function newBlockBody(
     cycle_number: null,
     events,
     index_block_hash: header.indexBlockHash,
-    matured_miner_rewards: [],
+    matured_miner_rewards: maturedRewards,
     miner_signature: header.minerSignature,
     miner_txid: `0x${header.burn.minerTxid}`,
     parent_block_hash: header.parentBlockHash,

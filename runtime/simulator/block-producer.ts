@@ -1,16 +1,18 @@
 /**
  * Produces one Stacks block on a given parent and burn block: tenure-change + coinbase when a tenure
- * opens, the setup deploys in the first block, then actions until the block's event target is met.
- * Events are numbered block-wide in execution order, then emitted shuffled, as a node does.
+ * opens (with the miner reward that matures then), the setup deploys in the first block, then
+ * actions until the block's event target is met. Events are numbered block-wide in execution order,
+ * then emitted shuffled, as a node does.
  */
 import { createHash } from "node:crypto";
 import type { Account, AccountBook } from "./accounts.js";
 import { type ActionContext, type TxPlan, ZERO_COST } from "./action-kit.js";
 import { type MixKey, runAction } from "./actions.js";
-import { type BlockHeader, type BurnBlock, type NodeTx, newBlockBody } from "./block-body.js";
+import { type BlockHeader, type BurnBlock, type MaturedReward, type NodeTx, newBlockBody } from "./block-body.js";
 import { cvToPlainJson } from "./clarity-hex.js";
 import type { SimContracts } from "./contracts.js";
 import { nodeEvent } from "./events.js";
+import { maturingRewards, openTenure, type TenureLink } from "./miner-rewards.js";
 import type { SimulatorOptions } from "./options.js";
 import type { Prng, WeightedPicker } from "./prng.js";
 import type { ChainState, Journal } from "./state.js";
@@ -41,6 +43,8 @@ export interface BlockRecord {
   header: BlockHeader;
   /** Blocks of this block's tenure up to and including it. */
   tenureBlocks: number;
+  /** The tenure this block belongs to, on its branch (null before the first). */
+  tenure: TenureLink | null;
   journal: Journal;
 }
 
@@ -85,6 +89,7 @@ export function produceBlock(
   };
   const txs: NodeTx[] = [];
   const events: Record<string, unknown>[] = [];
+  let fees = 0n;
 
   /** Appends a transaction and its events; a committed plan then applies its state changes. */
   const place = (draft: TxDraft, aborted: boolean, plan?: TxPlan) => {
@@ -99,6 +104,7 @@ export function produceBlock(
     });
     if (options.signing === "full") rawTx = resignTx(rawTx, draft.sender.privateKey);
     const txid = txidOf(rawTx);
+    fees += BigInt(draft.fee);
     txs.push({
       contract_interface: draft.contractInterface,
       execution_cost: draft.cost,
@@ -136,7 +142,8 @@ export function produceBlock(
   };
 
   state.begin();
-  if (tenureStart) for (const draft of tenureDrafts(env, parent, burn)) place(draft, false);
+  const opening = tenureStart ? tenureDrafts(env, parent, burn) : null;
+  if (opening) for (const draft of opening.drafts) place(draft, false);
   if (withSetupDeploys) {
     for (const source of contracts.deploys) {
       place(
@@ -201,15 +208,27 @@ export function produceBlock(
     minerSignature: `0x${signatureHex(rng)}`,
     signerSignatures: [signatureHex(rng), signatureHex(rng), signatureHex(rng)],
   };
+  let tenure = parent.tenure;
+  let matured: MaturedReward[] = [];
+  if (opening) {
+    matured = maturingRewards(parent.tenure);
+    tenure = openTenure(parent.tenure, {
+      blockHash,
+      indexBlockHash,
+      miner: env.accounts.miner.address,
+      recipient: opening.recipient,
+      fees,
+    });
+  }
   return {
-    record: { header, tenureBlocks: tenureStart ? 1 : parent.tenureBlocks + 1, journal },
-    body: newBlockBody(options.network, header, txs, events),
+    record: { header, tenureBlocks: tenureStart ? 1 : parent.tenureBlocks + 1, tenure, journal },
+    body: newBlockBody(options.network, header, txs, events, matured),
     summary,
   };
 }
 
-/** Tenure change (block found) and Nakamoto coinbase, both from the miner. */
-function tenureDrafts(env: ChainEnv, parent: BlockRecord, burn: BurnBlock): TxDraft[] {
+/** Tenure change (block found) and Nakamoto coinbase, both from the miner; `recipient` is the coinbase's. */
+function tenureDrafts(env: ChainEnv, parent: BlockRecord, burn: BurnBlock): { drafts: TxDraft[]; recipient: string } {
   const { rng, accounts } = env;
   const miner = accounts.miner;
   const tenureChange = tenureChangePayload({
@@ -221,12 +240,15 @@ function tenureDrafts(env: ChainEnv, parent: BlockRecord, burn: BurnBlock): TxDr
     cause: 0,
     pubkeyHash: miner.hash160,
   });
-  const recipient = rng.chance(0.5) ? accounts.user(rng.below(accounts.userCount)).principalHex : null;
-  const coinbase = nakamotoCoinbasePayload("00".repeat(32), recipient, rng.hex(80));
-  return [
-    systemDraft(miner, "tenure_change", tenureChange, { anchorMode: ANCHOR_ON_CHAIN_ONLY }),
-    systemDraft(miner, "nakamoto_coinbase", coinbase, { anchorMode: ANCHOR_ON_CHAIN_ONLY }),
-  ];
+  const recipient = rng.chance(0.5) ? accounts.user(rng.below(accounts.userCount)) : null;
+  const coinbase = nakamotoCoinbasePayload("00".repeat(32), recipient?.principalHex ?? null, rng.hex(80));
+  return {
+    drafts: [
+      systemDraft(miner, "tenure_change", tenureChange, { anchorMode: ANCHOR_ON_CHAIN_ONLY }),
+      systemDraft(miner, "nakamoto_coinbase", coinbase, { anchorMode: ANCHOR_ON_CHAIN_ONLY }),
+    ],
+    recipient: (recipient ?? miner).address,
+  };
 }
 
 function systemDraft(

@@ -76,6 +76,7 @@ export class ChainSimulator {
         signerSignatures: [],
       },
       tenureBlocks: 1,
+      tenure: null,
       journal: [],
     };
     this.clockMs = this.options.startTime * 1000;

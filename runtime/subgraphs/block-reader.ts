@@ -2,19 +2,24 @@
  * Batched reader of stored canonical blocks for backfill and reindex (DESIGN.md §2: "A subgraph
  * added later, or reindexed, is built by replaying stored canonical blocks through the same
  * handlers"). Three range queries per batch instead of three per block, and only what handler
- * contexts need: committed events of the listened types, and light transaction columns.
+ * contexts need: committed events of the listened types, light transaction columns (with the fee
+ * and its payer for `tx_fee` sources) and, for `miner_reward` sources, the stored rewards.
  * Produces DecodedBlocks (unused fields empty) for buildHandlerContexts.
  */
-import { rowToEvent } from "../chain/block-store.js";
+import { rowToEvent, rowToMinerRewards } from "../chain/block-store.js";
 import type { Queryable } from "../db/types.js";
 import type { ClarityJson, DecodedBlock, DecodedTx, TxType } from "../chain/types.js";
 
 type Row = Record<string, unknown>;
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
+/** Listened types that are not stored chain events. */
+const SYNTHETIC_TYPES = new Set(["contract_call", "contract_deploy", "tx_fee", "miner_reward"]);
+
 /**
  * Canonical blocks with heights in [from, to], ascending. `eventTypes` limits the events read;
- * `txLevel` reads every transaction (tx-level sources), otherwise only those with a read event.
+ * `txLevel` (tx-level sources) and a `tx_fee` type read every transaction, otherwise only those
+ * with a read event are kept; a `miner_reward` type reads the blocks' matured miner rewards.
  */
 export async function readCanonicalRange(
   q: Queryable,
@@ -23,8 +28,11 @@ export async function readCanonicalRange(
   eventTypes: readonly string[],
   txLevel: boolean,
 ): Promise<DecodedBlock[]> {
+  const fees = eventTypes.includes("tx_fee");
+  const rewards = eventTypes.includes("miner_reward");
   const { rows: blockRows } = await q.query<Row>(
     `SELECT index_block_hash, block_hash, block_height, parent_index_block_hash, block_time
+            ${rewards ? ", matured_miner_rewards" : ""}
        FROM chain.blocks WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height`,
     [from, to],
   );
@@ -43,10 +51,11 @@ export async function readCanonicalRange(
       minerTxid: null,
       txs: [],
       events: [],
+      maturedMinerRewards: rewards ? rowToMinerRewards(b.matured_miner_rewards) : [],
     });
   }
   if (blocks.size === 0) return [];
-  const eventTypeList = eventTypes.filter((t) => t !== "contract_call" && t !== "contract_deploy");
+  const eventTypeList = eventTypes.filter((t) => !SYNTHETIC_TYPES.has(t));
   if (eventTypeList.length > 0) {
     const { rows } = await q.query<Row>(
       `SELECT index_block_hash, event_index, node_event_index, tx_id, tx_index, committed, event_type, contract_id,
@@ -60,14 +69,15 @@ export async function readCanonicalRange(
   }
   const { rows: txRows } = await q.query<Row>(
     `SELECT index_block_hash, tx_index, tx_id, tx_type, status, sender, contract_id, function_name
-            ${txLevel ? ", function_args, result" : ""}
+            ${txLevel ? ", function_args, result" : ""}${fees ? ", sponsor, fee, burnchain_op" : ""}
        FROM chain.transactions WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height, tx_index`,
     [from, to],
   );
+  const everyTx = txLevel || fees;
   for (const r of txRows) {
     const block = blocks.get(String(r.index_block_hash));
     if (block === undefined) continue;
-    if (!txLevel && !block.events.some((e) => e.txIndex === Number(r.tx_index))) continue;
+    if (!everyTx && !block.events.some((e) => e.txIndex === Number(r.tx_index))) continue;
     block.txs.push(rowToTx(r));
   }
   return [...blocks.values()];
@@ -80,9 +90,9 @@ function rowToTx(r: Row): DecodedTx {
     txType: r.tx_type as TxType,
     status: String(r.status),
     sender: str(r.sender),
-    sponsor: null,
+    sponsor: str(r.sponsor),
     nonce: null,
-    fee: null,
+    fee: str(r.fee),
     contractId: str(r.contract_id),
     functionName: str(r.function_name),
     functionArgs: (r.function_args as string[] | null | undefined) ?? null,
@@ -92,7 +102,7 @@ function rowToTx(r: Row): DecodedTx {
     rawResult: "",
     result: (r.result as ClarityJson | undefined) ?? null,
     rawTx: "",
-    burnchainOp: false,
+    burnchainOp: r.burnchain_op === true,
     microblockSequence: null,
     microblockHash: null,
     contractInterface: null,

@@ -1,11 +1,14 @@
 /**
  * Handler contexts of a block (DESIGN.md §3; specs/README.md "Paths"): a pure function from a
  * DecodedBlock to the HandlerContexts the engine offers to every subgraph, in chain order —
- * transactions by tx_index; for each successful contract-call or deploy transaction first its
- * tx-level context (event_index -1), then its committed events by event_index. Events of failed
- * transactions carry `committed: false` and are never offered.
+ * transactions by tx_index; for each transaction first the fee it paid, then for a successful
+ * contract-call or deploy its tx-level context (event_index -1), then its committed events by
+ * event_index; last the block's matured miner rewards (the node credits them when it finishes the
+ * block). Events of failed transactions carry `committed: false` and are never offered; their
+ * fees are.
  */
 import type { ClarityJson, DecodedBlock, DecodedEvent, DecodedTx } from "../chain/types.js";
+import { minerRewardEvent, NO_TX, txFeeEvent } from "./stx-sources.js";
 import type { BlockView, EventView, HandlerContext, TxView } from "./types.js";
 
 const DEPLOY_TX_TYPES = new Set(["smart_contract", "versioned_smart_contract"]);
@@ -28,11 +31,17 @@ export function buildHandlerContexts(block: DecodedBlock, config: Record<string,
     while (e < events.length && events[e].txIndex < tx.txIndex) pushEvent(events[e++]);
     const view = txView(tx);
     txViews.set(tx.txIndex, view);
+    const fee = txFeeEvent(tx);
+    if (fee !== null) out.push({ event: fee, tx: view, block: blockView, config });
     const level = txLevelEvent(tx);
     if (level !== null) out.push({ event: level, tx: view, block: blockView, config });
     while (e < events.length && events[e].txIndex === tx.txIndex) pushEvent(events[e++]);
   }
   while (e < events.length) pushEvent(events[e++]);
+  for (const reward of block.maturedMinerRewards) {
+    const event = minerRewardEvent(reward);
+    if (event !== null) out.push({ event, tx: NO_TX, block: blockView, config });
+  }
   return out;
 
   function pushEvent(event: DecodedEvent): void {

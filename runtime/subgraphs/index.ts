@@ -31,6 +31,7 @@ import {
   type SubgraphRow,
   upsertDefinition,
 } from "./control-store.js";
+import { derivationChanged } from "./derivation.js";
 import { buildDispatchIndex, type DispatchIndex } from "./dispatch.js";
 import {
   builtinSources,
@@ -69,7 +70,11 @@ export interface DeployResult {
 export interface SubgraphEngine {
   /** Register with the ingestor (service and `sluice import`). */
   hooks: BlockHooks;
-  /** Brings built-ins' schemas up to date, loads deployed specs, resumes interrupted backfills. */
+  /**
+   * Brings built-ins up to date (migrated in place, or rebuilt from stored blocks when their
+   * tables changed incompatibly or their sources or handlers changed), loads deployed specs,
+   * resumes interrupted backfills.
+   */
   init(): Promise<void>;
   /** Adds a listener; returns its removal. */
   onRowChanges(listener: RowChangeListener): () => void;
@@ -320,11 +325,12 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
           }
           if (row.moduleHash === source.moduleHash) continue;
           const diff = diffSchemas(source.module.schema, row.tables, source.module.tables);
-          if (diff.kind === "breaking" || row.status === "failed") {
+          const rederive = derivationChanged(row, { version: source.module.version, specText: source.specText });
+          if (diff.kind === "breaking" || rederive || row.status === "failed") {
             log.warn({
               msg: "built-in subgraph changed incompatibly: rebuilding",
               subgraph: name,
-              reasons: diff.breaking,
+              reasons: rederive ? [...diff.breaking, "sources or handlers changed"] : diff.breaking,
             });
             await rebuildTables(q, source);
             if (await resetDefinition(q, source, "backfilling")) started.push(name);

@@ -2,10 +2,10 @@
  * Does a subgraph source match an event? (DESIGN.md §3 sources; SPEC.md "Trigger object".)
  * Pure: applies a source's filter fields to a handler context, substituting `${config.X}`.
  */
-import type { HandlerContext, SourceDef, SourceType } from "./types.js";
+import type { ChainSourceType, HandlerContext, SourceDef, SourceType, StxSourceType } from "./types.js";
 
-/** The filter fields each source type allows (SPEC.md "Trigger object" table). */
-export const SOURCE_FILTER_FIELDS: Readonly<Record<SourceType, readonly string[]>> = {
+/** The filter fields of the chain source types (SPEC.md "Trigger object" table; webhook triggers share them). */
+export const CHAIN_SOURCE_FILTER_FIELDS: Readonly<Record<ChainSourceType, readonly string[]>> = {
   contract_call: ["contractId", "functionName", "caller", "trait"],
   contract_deploy: ["deployer", "contractName"],
   ft_transfer: ["assetIdentifier", "sender", "recipient", "minAmount", "trait"],
@@ -19,6 +19,18 @@ export const SOURCE_FILTER_FIELDS: Readonly<Record<SourceType, readonly string[]
   stx_burn: ["sender", "minAmount"],
   stx_lock: ["lockedAddress", "minAmount"],
   print_event: ["contractId", "topic", "trait"],
+};
+
+/** The filter fields of the STX sources that are not chain events (subgraph sources only). */
+export const STX_SOURCE_FILTER_FIELDS: Readonly<Record<StxSourceType, readonly string[]>> = {
+  tx_fee: ["payer", "minAmount"],
+  miner_reward: ["recipient", "minAmount"],
+};
+
+/** The filter fields each source type allows. */
+export const SOURCE_FILTER_FIELDS: Readonly<Record<SourceType, readonly string[]>> = {
+  ...CHAIN_SOURCE_FILTER_FIELDS,
+  ...STX_SOURCE_FILTER_FIELDS,
 };
 
 /** The EventView `type` a source type listens to (print_event → the `print` event type). */
@@ -73,6 +85,7 @@ function fieldMatches(field: string, expected: string, ctx: HandlerContext, impl
     case "assetIdentifier":
       return wildcardMatches(expected, event.asset_identifier);
     case "sender":
+    case "payer":
       return wildcardMatches(expected, event.sender);
     case "recipient":
       return wildcardMatches(expected, event.recipient);

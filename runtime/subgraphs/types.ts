@@ -6,8 +6,11 @@
 import type { ClarityJson, EventType } from "../chain/types.js";
 import type { Queryable } from "../db/types.js";
 
-/** Source types a spec may declare: the webhook trigger vocabulary (SPEC.md "Trigger object"). */
-export type SourceType =
+/** Source types a spec may declare. */
+export type SourceType = ChainSourceType | StxSourceType;
+
+/** Sources on chain events and transactions: the webhook trigger vocabulary (SPEC.md "Trigger object"). */
+export type ChainSourceType =
   | "contract_call"
   | "contract_deploy"
   | "ft_transfer"
@@ -22,6 +25,12 @@ export type SourceType =
   | "stx_lock"
   | "print_event";
 
+/**
+ * The STX movements that are not chain events, so a balance can equal the account's: the fee a
+ * transaction pays and a matured miner reward (subgraph sources only; specs/README.md).
+ */
+export type StxSourceType = "tx_fee" | "miner_reward";
+
 /** A source: its type plus that type's filter fields (camelCase; values may hold `${config.X}`). */
 export interface SourceDef {
   type: SourceType;
@@ -31,19 +40,22 @@ export interface SourceDef {
 /**
  * One event as a handler sees it. Event-level sources get the chain event; tx-level sources
  * (contract_call, contract_deploy) get a synthetic event with `type` set to the source type,
- * `event_index` -1 and the transaction's contract id.
+ * `event_index` -1 and the transaction's contract id; `tx_fee` and `miner_reward` get a synthetic
+ * event too (stx-sources.ts).
  */
 export interface EventView {
-  type: EventType | "contract_call" | "contract_deploy";
-  /** Dense 0-based ordinal within the block (DESIGN.md §2); -1 for tx-level sources. */
+  type: EventType | "contract_call" | "contract_deploy" | StxSourceType;
+  /** Dense 0-based ordinal within the block (DESIGN.md §2); -1 for synthetic events. */
   event_index: number;
   /** print: the printing contract; ft/nft: the asset's contract; contract_*: the tx's contract. */
   contract_id: string | null;
-  /** ft/nft: `<contract>::<asset>`; stx: "STX". */
+  /** ft/nft: `<contract>::<asset>`; stx, tx_fee, miner_reward: "STX". */
   asset_identifier: string | null;
+  /** tx_fee: the payer (the sponsor of a sponsored transaction). */
   sender: string | null;
+  /** miner_reward: who is credited. */
   recipient: string | null;
-  /** Decimal string (stx_*, ft_*; stx_lock: the locked amount). */
+  /** Decimal string (stx_*, ft_*; stx_lock: the locked amount; tx_fee: the fee; miner_reward: the total). */
   amount: string | null;
   /** print: the printed tuple's `topic` field when it has one, else the node's topic. */
   topic: string | null;

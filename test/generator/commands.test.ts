@@ -62,7 +62,8 @@ describe("sluice subgraphs validate", () => {
       stdout: "",
       stderr:
         `${file}:4:23: unknown source type "stx_mnt" (did you mean "stx_mint"?); expected one of: contract_call, contract_deploy, ` +
-        "ft_transfer, ft_mint, ft_burn, nft_transfer, nft_mint, nft_burn, stx_transfer, stx_mint, stx_burn, stx_lock, print_event\n",
+        "ft_transfer, ft_mint, ft_burn, nft_transfer, nft_mint, nft_burn, stx_transfer, stx_mint, stx_burn, stx_lock, print_event, " +
+        "tx_fee, miner_reward\n",
     });
   });
 

@@ -80,7 +80,33 @@ describe("asset-holdings", () => {
     });
   });
 
-  it("declares the six sources of SPEC.md", () => {
+  it("a fee is taken from its payer and a matured miner reward credited to its recipient, in STX", () => {
+    const fee = makeContext({
+      event: { type: "tx_fee", event_index: -1, asset_identifier: "STX", sender: SENDER, amount: "180" },
+    });
+    expect(holdings.handlers.stxFee(fee)).toEqual<RowOp[]>([
+      {
+        kind: "increment",
+        table: "holdings",
+        key: { kind: "stx", asset_identifier: "STX", holder: SENDER },
+        deltas: { amount: "-180" },
+      },
+    ]);
+    const reward = makeContext({
+      event: { type: "miner_reward", event_index: -1, asset_identifier: "STX", recipient: RECIPIENT, amount: "1027" },
+      tx: { id: "", sender: null },
+    });
+    expect(holdings.handlers.minerReward(reward)).toEqual<RowOp[]>([
+      {
+        kind: "increment",
+        table: "holdings",
+        key: { kind: "stx", asset_identifier: "STX", holder: RECIPIENT },
+        deltas: { amount: "1027" },
+      },
+    ]);
+  });
+
+  it("declares the six sources of SPEC.md, plus fees and miner rewards for STX account balances", () => {
     expect(Object.fromEntries(Object.entries(holdings.sources).map(([name, s]) => [name, s.type]))).toEqual({
       ftBurn: "ft_burn",
       ftMint: "ft_mint",
@@ -88,6 +114,8 @@ describe("asset-holdings", () => {
       stxBurn: "stx_burn",
       stxMint: "stx_mint",
       stxXfer: "stx_transfer",
+      stxFee: "tx_fee",
+      minerReward: "miner_reward",
     });
   });
 });

@@ -77,6 +77,24 @@ describe("sourceMatches", () => {
     expect(sourceMatches(source("contract_deploy", { deployer: "SPD", contractName: "my-*" }), deploy)).toBe(true);
   });
 
+  it("matches fees on their payer and miner rewards on their recipient, with amount bounds", () => {
+    const fee = makeContext({
+      event: { type: "tx_fee", event_index: -1, asset_identifier: "STX", sender: "SPSPONSOR", amount: "180" },
+      tx: { sender: "SPORIGIN" },
+    });
+    expect(sourceMatches(source("tx_fee", { payer: "SPSPONSOR", minAmount: "180" }), fee)).toBe(true);
+    expect(sourceMatches(source("tx_fee", { payer: "SPORIGIN" }), fee)).toBe(false);
+    expect(sourceMatches(source("tx_fee", { minAmount: "181" }), fee)).toBe(false);
+    expect(sourceMatches(source("stx_burn"), fee)).toBe(false);
+    const reward = makeContext({
+      event: { type: "miner_reward", event_index: -1, asset_identifier: "STX", recipient: "SPMINER", amount: "1000" },
+      tx: { id: "", sender: null },
+    });
+    expect(sourceMatches(source("miner_reward", { recipient: "SPMIN*", minAmount: "1000" }), reward)).toBe(true);
+    expect(sourceMatches(source("miner_reward", { recipient: "SPOTHER" }), reward)).toBe(false);
+    expect(sourceMatches(source("tx_fee"), reward)).toBe(false);
+  });
+
   it("matches a print topic on the event or on the tuple's topic field", () => {
     const ctx = makeContext({ event: { ...printEvent("SP1.c", { topic: "new-name" }), topic: "print" } });
     expect(sourceMatches(source("print_event", { topic: "new-name" }), ctx)).toBe(true);

@@ -2,7 +2,8 @@
  * The four built-in subgraphs against recorded mainnet/devnet traffic (issue "Subgraphs" tests):
  * every fixture is replayed through the observer, then
  * - holdings equal balances computed here from the fixture's committed ft_* and stx_* events on
- *   the canonical chain;
+ *   the canonical chain, STX ones less the fees paid (decoded from raw_tx) and plus the matured
+ *   miner rewards of the block bodies;
  * - contracts equal the fixture's successful deploys (contract ids derived here from raw_tx);
  * - flows equal the sBTC fixture registry prints; transfers equal the sBTC token transfers (memo:
  *   the buffer sbtc-token prints right after the transfer);
@@ -12,6 +13,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { AuthType, deserializeTransaction } from "@stacks/transactions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawRequest, expectedChain } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
@@ -24,6 +26,7 @@ import {
   expectedFlows,
   expectedHoldings,
   expectedTransfers,
+  feePaid,
 } from "../support/subgraph-expect.js";
 
 const observerDir = path.join(FIXTURES_DIR, "observer");
@@ -132,6 +135,33 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
       }
     });
   }
+
+  it("the fixtures pay fees on failed and sponsored transactions and mature miner rewards, on canonical and orphaned blocks", () => {
+    let failedFees = 0;
+    let sponsoredFees = 0;
+    let canonicalRewards = 0;
+    let orphanedRewards = 0;
+    for (const c of fixtureCases()) {
+      const canonical = new Set(canonicalBlocks(c.requests).map((b) => b.index_block_hash));
+      for (const r of c.requests) {
+        if (r.path !== "/new_block") continue;
+        const b = JSON.parse(r.body);
+        if ((b.matured_miner_rewards ?? []).length > 0) {
+          if (canonical.has(b.index_block_hash)) canonicalRewards++;
+          else orphanedRewards++;
+        }
+        for (const t of b.transactions) {
+          if (t.raw_tx === "0x00" || feePaid(t.raw_tx).fee === 0n) continue;
+          if (t.status !== "success") failedFees++;
+          if (deserializeTransaction(t.raw_tx).auth.authType === AuthType.Sponsored) sponsoredFees++;
+        }
+      }
+    }
+    expect(failedFees, "fees of failed transactions").toBeGreaterThan(0);
+    expect(sponsoredFees, "fees of sponsored transactions").toBeGreaterThan(0);
+    expect(canonicalRewards, "canonical blocks with matured miner rewards").toBeGreaterThan(0);
+    expect(orphanedRewards, "orphaned blocks with matured miner rewards").toBeGreaterThan(0);
+  });
 
   it("the sBTC fixtures produce one flows row each, and the reorg fixtures reorg", () => {
     const cases = fixtureCases();

@@ -3,8 +3,8 @@
  * simulator ground truth) and over the clarinet simnet recording of BNS-V2 and sBTC:
  * - names equal the simulator's BNS-V2 lifecycle (fqn → owner, null once burned), and the simnet
  *   prints' lifecycle; flows equal the sBTC prints; transfers (memo included: the buffer sbtc-token
- *   prints right after the transfer), holdings and contracts equal what the test computes from the
- *   payloads;
+ *   prints right after the transfer), holdings (STX ones with fees and matured miner rewards) and
+ *   contracts equal what the test computes from the payloads;
  * - after the reorgs, every table equals a fresh replay of only the winning chain;
  * - the row changes handed to listeners (reverts included) rebuild every table exactly;
  * - reindex rebuilds identical tables; no journal entry of an orphaned block is left.
@@ -112,6 +112,10 @@ describe("built-in subgraphs over simulated traffic", () => {
     try {
       const blocks = canonicalBlocks(requests);
       expect(blocks.map((b) => b.index_block_hash)).toEqual(truth.canonical.map((b) => b.indexBlockHash));
+      expect(
+        blocks.some((b) => b.matured_miner_rewards.length > 0),
+        "canonical blocks mature miner rewards (holdings count them)",
+      ).toBe(true);
 
       const names = await db.query<{ fqn: string; owner: string | null; name: string; namespace: string }>(
         "SELECT fqn, owner, name, namespace FROM sg_bns_names.names",

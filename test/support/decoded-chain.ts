@@ -67,6 +67,7 @@ export function block(
     minerTxid: null,
     txs,
     events: events.map((e, i) => ({ ...e, eventIndex: i })),
+    maturedMinerRewards: [],
     ...over,
   };
 }

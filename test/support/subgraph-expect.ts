@@ -1,10 +1,11 @@
 /**
  * Expected subgraph rows computed literally from raw observer JSON (the `/new_block` bodies),
- * sharing no code with runtime/: balances from committed ft_* and stx_* events, deploys from
- * raw_tx, sBTC registry prints decoded with @stacks/transactions, sBTC transfers with the memo
- * buffer the token contract prints right after them.
+ * sharing no code with runtime/: balances from committed ft_* and stx_* events, STX fees from
+ * raw_tx and matured miner rewards from the block bodies, deploys from raw_tx, sBTC registry
+ * prints decoded with @stacks/transactions, sBTC transfers with the memo buffer the token contract
+ * prints right after them.
  */
-import { deserializeTransaction, hexToCV } from "@stacks/transactions";
+import { AuthType, deserializeTransaction, hexToCV } from "@stacks/transactions";
 import { c32address } from "c32check";
 import { clarityToJson } from "../generator/handler-context.js";
 import { NODE_TYPE_TO_OURS, type RawRequest, expectedChain } from "./chain-model.js";
@@ -26,7 +27,13 @@ export function canonicalBlocks(requests: RawRequest[]): RawBlock[] {
     .sort((a, b) => a.block_height - b.block_height);
 }
 
-/** holdings as `kind|asset|holder` → balance, from committed ft_* / stx_* events. */
+/**
+ * holdings as `kind|asset|holder` → balance, from committed ft_* / stx_* events; STX balances are
+ * account balances the way the Hiro API computes them: also minus every fee a transaction paid
+ * (whatever its status; the sponsor pays for a sponsored one; Bitcoin-originated ops, raw_tx 0x00,
+ * pay none) and plus each matured miner reward (coinbase + anchored + streamed confirmed + streamed
+ * produced fees) to its recipient. A zero fee or a zero reward makes no row.
+ */
 export function expectedHoldings(blocks: RawBlock[]): Map<string, bigint> {
   const balances = new Map<string, bigint>();
   const add = (kind: string, asset: string, holder: string, delta: bigint) => {
@@ -34,6 +41,19 @@ export function expectedHoldings(blocks: RawBlock[]): Map<string, bigint> {
     balances.set(key, (balances.get(key) ?? 0n) + delta);
   };
   for (const b of blocks) {
+    for (const r of b.matured_miner_rewards ?? []) {
+      const total =
+        BigInt(r.coinbase_amount) +
+        BigInt(r.tx_fees_anchored) +
+        BigInt(r.tx_fees_streamed_confirmed) +
+        BigInt(r.tx_fees_streamed_produced);
+      if (total > 0n) add("stx", "STX", r.recipient, total);
+    }
+    for (const t of b.transactions) {
+      if (t.raw_tx === "0x00") continue;
+      const { payer, fee } = feePaid(t.raw_tx);
+      if (fee > 0n) add("stx", "STX", payer, -fee);
+    }
     for (const e of b.events) {
       if (!e.committed) continue;
       const ft = e[e.type];
@@ -64,6 +84,20 @@ export function expectedHoldings(blocks: RawBlock[]): Map<string, bigint> {
   return balances;
 }
 
+/** The fee a raw transaction pays and who pays it: the sponsor of a sponsored transaction, else its origin. */
+export function feePaid(rawTx: string): { payer: string; fee: bigint } {
+  const tx = deserializeTransaction(rawTx);
+  const mainnet = tx.transactionVersion === 0;
+  const cond = tx.auth.authType === AuthType.Sponsored ? tx.auth.sponsorSpendingCondition : tx.auth.spendingCondition;
+  return { payer: addressOf(cond, mainnet), fee: BigInt(cond.fee) };
+}
+
+/** c32 address of a spending condition: single-sig P2PKH → SP/ST, any other hash mode → SM/SN. */
+function addressOf(cond: { hashMode: number; signer: string }, mainnet: boolean): string {
+  const version = cond.hashMode === 0 ? (mainnet ? 22 : 26) : mainnet ? 20 : 21;
+  return c32address(version, cond.signer);
+}
+
 /** Successful deploys: [contract_id, name, deployer, block, txid]. */
 export function expectedContracts(blocks: RawBlock[]): string[][] {
   const out: string[][] = [];
@@ -74,10 +108,7 @@ export function expectedContracts(blocks: RawBlock[]): string[][] {
       const payload = tx.payload as { payloadType: number; contractName?: { content: string } };
       // PayloadType.SmartContract = 1, VersionedSmartContract = 6
       if (payload.payloadType !== 1 && payload.payloadType !== 6) continue;
-      const mainnet = tx.transactionVersion === 0;
-      const cond = tx.auth.spendingCondition as { hashMode: number; signer: string };
-      const version = cond.hashMode === 0 ? (mainnet ? 22 : 26) : mainnet ? 20 : 21;
-      const deployer = c32address(version, cond.signer);
+      const deployer = addressOf(tx.auth.spendingCondition, tx.transactionVersion === 0);
       const name = payload.contractName?.content ?? "";
       out.push([`${deployer}.${name}`, name, deployer, String(b.block_height), t.txid]);
     }

@@ -1,6 +1,7 @@
 /** `/new_block` and `/new_burn_block` bodies → DecodedBlock / DecodedBurnBlock (DESIGN.md §2). */
 import type { DecodedBlock, DecodedBurnBlock, DecodedEvent, DecodedTx } from "../types.js";
 import { decodeEvents } from "./decode-events.js";
+import { decodeMaturedMinerRewards } from "./decode-miner-rewards.js";
 import { decodeTx } from "./decode-tx.js";
 import { isIndex, isRecord, malformed, requireArray, requireHash, requireIndex } from "./fields.js";
 import { isHash32 } from "./hex.js";
@@ -34,6 +35,7 @@ export function decodeNewBlock(body: unknown): DecodedNewBlock {
   }
   const rawTxs = requireArray(body, "transactions", "");
   const rawEvents = requireArray(body, "events", "");
+  const maturedMinerRewards = decodeMaturedMinerRewards(body.matured_miner_rewards);
 
   // Pass 1: txid → tx_index, so events can be linked before the txs are decoded.
   const txIndexById = new Map<string, number>();
@@ -85,6 +87,7 @@ export function decodeNewBlock(body: unknown): DecodedNewBlock {
     minerTxid: typeof minerTxid === "string" ? minerTxid.toLowerCase() : null,
     txs,
     events,
+    maturedMinerRewards,
     skippedEventTypes: skippedTypes,
   };
 }

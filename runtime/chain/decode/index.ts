@@ -9,4 +9,5 @@ export {
 } from "./clarity-json.js";
 export { type DecodedNewBlock, decodeNewBlock, decodeNewBurnBlock } from "./decode-block.js";
 export { compareEvents, type DecodedEvents, decodeEvent, decodeEvents } from "./decode-events.js";
+export { decodeMaturedMinerRewards } from "./decode-miner-rewards.js";
 export { decodeTx } from "./decode-tx.js";

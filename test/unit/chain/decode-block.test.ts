@@ -84,6 +84,44 @@ describe("decodeNewBlock", () => {
     ]);
   });
 
+  it("decodes matured_miner_rewards as the node sends them (amounts as numbers too); absent or null is none", () => {
+    const reward = {
+      recipient: RECIPIENT,
+      miner_address: "SP2KVQZA2FQNH90SNC9VQQQQH5ZWYANC08EZQQ14",
+      coinbase_amount: "1000000000",
+      tx_fees_anchored: 7337186,
+      tx_fees_streamed_confirmed: "0",
+      tx_fees_streamed_produced: "12",
+      from_stacks_block_hash: h("9F"),
+      from_index_consensus_hash: h("73"),
+    };
+    const pre21 = { ...reward, miner_address: undefined, from_stacks_block_hash: null };
+    expect(decodeNewBlock({ ...body(), matured_miner_rewards: [reward, pre21] }).maturedMinerRewards).toEqual([
+      {
+        recipient: RECIPIENT,
+        miner_address: "SP2KVQZA2FQNH90SNC9VQQQQH5ZWYANC08EZQQ14",
+        coinbase_amount: "1000000000",
+        tx_fees_anchored: "7337186",
+        tx_fees_streamed_confirmed: "0",
+        tx_fees_streamed_produced: "12",
+        from_stacks_block_hash: h("9f"),
+        from_index_consensus_hash: h("73"),
+      },
+      {
+        recipient: RECIPIENT,
+        miner_address: null,
+        coinbase_amount: "1000000000",
+        tx_fees_anchored: "7337186",
+        tx_fees_streamed_confirmed: "0",
+        tx_fees_streamed_produced: "12",
+        from_stacks_block_hash: null,
+        from_index_consensus_hash: h("73"),
+      },
+    ]);
+    expect(decodeNewBlock(body()).maturedMinerRewards).toEqual([]);
+    expect(decodeNewBlock({ ...body(), matured_miner_rewards: null }).maturedMinerRewards).toEqual([]);
+  });
+
   it("uses block_time when it is a number", () => {
     expect(decodeNewBlock({ ...body(), block_time: 1_800_000_000 }).blockTime).toBe(1_800_000_000);
     expect(decodeNewBlock({ ...body(), block_time: null }).blockTime).toBe(1_700_000_000);
@@ -168,6 +206,42 @@ describe("decodeNewBlock", () => {
       name: "duplicate txid",
       edit: (b) => ({ ...b, transactions: [tx(TX_A, 0, rawTransfer), tx(TX_A, 1, rawTransfer)], events: [] }),
       reason: /^transactions\[1\]\.txid: .* appears twice/,
+    },
+    {
+      name: "matured_miner_rewards not an array",
+      edit: (b) => ({ ...b, matured_miner_rewards: {} }),
+      reason: /^matured_miner_rewards: must be an array or null, got an object/,
+    },
+    {
+      name: "miner reward without a recipient",
+      edit: (b) => ({ ...b, matured_miner_rewards: [{ coinbase_amount: "1" }] }),
+      reason: /^matured_miner_rewards\[0\]\.recipient: must be a string/,
+    },
+    {
+      name: "miner reward with a negative amount",
+      edit: (b) => ({
+        ...b,
+        matured_miner_rewards: [
+          {
+            recipient: RECIPIENT,
+            coinbase_amount: "1000",
+            tx_fees_anchored: "-5",
+            tx_fees_streamed_confirmed: "0",
+            tx_fees_streamed_produced: "0",
+          },
+        ],
+      }),
+      reason: /^matured_miner_rewards\[0\]\.tx_fees_anchored: must be a non-negative integer/,
+    },
+    {
+      name: "miner reward missing a fee share",
+      edit: (b) => ({
+        ...b,
+        matured_miner_rewards: [
+          { recipient: RECIPIENT, coinbase_amount: "1000", tx_fees_anchored: "5", tx_fees_streamed_confirmed: "0" },
+        ],
+      }),
+      reason: /^matured_miner_rewards\[0\]\.tx_fees_streamed_produced: .*got nothing/,
     },
     {
       name: "duplicate tx_index",

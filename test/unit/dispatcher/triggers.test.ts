@@ -61,6 +61,9 @@ describe("parseTriggers: one trigger", () => {
   it.each([
     ["missing type", {}],
     ["unknown type", { type: "stx_teleport" }],
+    // Fees and miner rewards are subgraph sources, not chain events a webhook can trigger on.
+    ["a subgraph-only source type", { type: "tx_fee" }],
+    ["another subgraph-only source type", { type: "miner_reward" }],
     ["type in the wrong case", { type: "STX_TRANSFER" }],
     ["type not a string", { type: 3 }],
   ])("%s → field type", (_n, raw) => {

@@ -31,6 +31,7 @@ export interface NodeBlock {
   block_time: number;
   transactions: NodeTx[];
   events: NodeEvent[];
+  matured_miner_rewards: Record<string, string>[];
 }
 
 export function blocksOf(payloads: SimPayload[]): NodeBlock[] {

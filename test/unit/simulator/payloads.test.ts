@@ -1,9 +1,11 @@
 // Structural checks of generated payloads: transactions, Clarity values, event numbering, chain links, ground truth.
 import { createHash } from "node:crypto";
 import { cvToString, deserializeTransaction, hexToCV, serializeCV } from "@stacks/transactions";
+import { c32address } from "c32check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 import { type GroundTruth, type SimPayload, simulateChain } from "../../../runtime/simulator/index.js";
+import { REWARD_MATURITY } from "../../../runtime/simulator/miner-rewards.js";
 import { type NodeBlock, blocksOf, canonicalChain, countEvents, eventsInOrder } from "./helpers.js";
 
 const OPTIONS = {
@@ -124,6 +126,54 @@ describe("events", () => {
 });
 
 describe("chain", () => {
+  it("matures each tenure's coinbase and opening-block fees REWARD_MATURITY tenures later on the same branch, to the coinbase's recipient", () => {
+    const byHash = new Map(blocks.map((b) => [b.index_block_hash, b]));
+    // A tenure opens with a Nakamoto coinbase (payload type 8) among the block's transactions.
+    const coinbases = new Map(
+      blocks.map((b) => [
+        b.index_block_hash,
+        b.transactions.map((t) => deserializeTransaction(t.raw_tx)).find((tx) => tx.payload.payloadType === 8),
+      ]),
+    );
+    const coinbaseOf = (block: NodeBlock) => coinbases.get(block.index_block_hash);
+    let matured = 0;
+    let orphanedMatured = 0;
+    const canonicalHashes = new Set(canonical.map((b) => b.index_block_hash));
+    for (const block of blocks) {
+      // The tenure-opening blocks of this block's branch, newest first.
+      const openings: NodeBlock[] = [];
+      for (let b: NodeBlock | undefined = block; b; b = byHash.get(b.parent_index_block_hash))
+        if (coinbaseOf(b)) openings.push(b);
+      const rewarded = coinbaseOf(block) ? openings[REWARD_MATURITY] : undefined;
+      if (rewarded === undefined) {
+        expect(block.matured_miner_rewards).toEqual([]);
+        continue;
+      }
+      const coinbase = coinbaseOf(rewarded) as ReturnType<typeof deserializeTransaction>;
+      const payload = coinbase.payload as { recipient?: { value: string } };
+      const miner = c32address(26, coinbase.auth.spendingCondition.signer);
+      let fees = 0n;
+      for (const t of rewarded.transactions)
+        fees += BigInt(deserializeTransaction(t.raw_tx).auth.spendingCondition.fee);
+      expect(block.matured_miner_rewards).toEqual([
+        {
+          recipient: payload.recipient?.value ?? miner,
+          miner_address: miner,
+          coinbase_amount: "1000000000",
+          tx_fees_anchored: String(fees),
+          tx_fees_streamed_confirmed: "0",
+          tx_fees_streamed_produced: "0",
+          from_stacks_block_hash: rewarded.block_hash,
+          from_index_consensus_hash: rewarded.index_block_hash,
+        },
+      ]);
+      matured++;
+      if (!canonicalHashes.has(block.index_block_hash)) orphanedMatured++;
+    }
+    expect(matured).toBeGreaterThan(10);
+    expect(orphanedMatured, "an orphaned block carries a matured reward").toBeGreaterThan(0);
+  });
+
   it("links every block to a block seen before (the first to the pre-start parent)", () => {
     const seen = new Set<string>();
     blocks.forEach((block, i) => {

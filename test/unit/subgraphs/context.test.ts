@@ -69,6 +69,53 @@ describe("buildHandlerContexts", () => {
     expect(contexts[2].event.contract_id).toBe("ST1DEPLOYER.new");
   });
 
+  it("offers per transaction the fee it paid before its other contexts, then the block's matured miner rewards", () => {
+    const reward = (recipient: string, coinbase: string, anchored: string, confirmed: string, produced: string) => ({
+      recipient,
+      miner_address: "ST1MINER",
+      coinbase_amount: coinbase,
+      tx_fees_anchored: anchored,
+      tx_fees_streamed_confirmed: confirmed,
+      tx_fees_streamed_produced: produced,
+      from_stacks_block_hash: "0xfrom",
+      from_index_consensus_hash: "0xfromib",
+    });
+    const b = {
+      ...block(
+        [
+          tx(0, { fee: "180" }),
+          tx(1, { fee: "7", sponsor: "ST1SPONSOR", status: "abort_by_post_condition" }),
+          tx(2, { fee: "0", txType: "token_transfer" }),
+          tx(3, { fee: null, burnchainOp: true, txType: "burnchain_op" }),
+        ],
+        [ev(0, 0), ev(1, 1, { committed: false })],
+      ),
+      maturedMinerRewards: [reward("ST1ALT", "1000", "20", "3", "4"), reward("ST1PARENT", "0", "0", "0", "0")],
+    };
+    const contexts = buildHandlerContexts(b, {});
+    expect(contexts.map((c) => [c.tx.index, c.event.type, c.event.sender, c.event.recipient, c.event.amount])).toEqual([
+      [0, "tx_fee", "ST1SENDER", null, "180"],
+      [0, "contract_call", "ST1SENDER", null, null],
+      [0, "stx_transfer", "ST1A", "ST1B", "5"],
+      // a failed transaction pays its fee, and the sponsor pays for a sponsored one
+      [1, "tx_fee", "ST1SPONSOR", null, "7"],
+      // a reward is the coinbase plus the three fee shares; one of 0 is none
+      [-1, "miner_reward", null, "ST1ALT", "1027"],
+    ]);
+    expect(contexts[3].event).toMatchObject({
+      event_index: -1,
+      asset_identifier: "STX",
+      payload: { payer: "ST1SPONSOR", amount: "7", sponsored: true },
+    });
+    expect(contexts[3].tx).toMatchObject({ id: txIdOf(1), sender: "ST1SENDER", status: "abort_by_post_condition" });
+    expect(contexts[4].tx.id).toBe("");
+    expect(contexts[4].event).toMatchObject({
+      event_index: -1,
+      asset_identifier: "STX",
+      payload: { recipient: "ST1ALT", coinbase_amount: "1000", tx_fees_streamed_produced: "4", amount: "1027" },
+    });
+  });
+
   it("offers no tx-level context for failed transactions or other tx types", () => {
     expect(txLevelEvent(tx(0, { status: "abort_by_post_condition" }))).toBeNull();
     expect(txLevelEvent(tx(0, { txType: "token_transfer" }))).toBeNull();
