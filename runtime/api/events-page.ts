@@ -21,10 +21,10 @@
  * `reorgs` (overlap rule): every reorg whose orphaned height range intersects the page's height
  * range [low, high] — low = the start position's height (cursor, from_cursor or from_height;
  * 0 without one), high = the last event's height for a full page, else min(tip, to_height).
- * A consumer that has already read events at heights above a listed `fork_point_height`
- * discards what it derived from them and reads again after `resume_cursor`; one reading those
- * heights for the first time (the page already shows the canonical chain) can ignore it. At
- * most the 100 newest are listed.
+ * A consumer that has already read events at or above a listed `fork_point_height` (the lowest
+ * orphaned height, README "Reorgs") discards what it derived from them and reads again after
+ * `resume_cursor`; one reading those heights for the first time (the page already shows the
+ * canonical chain) can ignore it. At most the 100 newest are listed.
  *
  * Consistency: a reorg committed after step 1 is listed if it lands before step 2, and otherwise
  * on the next page: that page starts at or below the old tip, inside the reorg's orphaned range.

@@ -189,7 +189,7 @@ function pageSelect(request: PageRequest, p: Params, maxHeight: () => string, fi
 const REORG_COLUMNS = `r.id, r.detected_at, r.fork_point_height, r.orphaned_from_height, r.orphaned_to_height,
        r.orphaned_blocks, r.old_tip_hash, r.old_tip_height, r.new_tip_hash, r.new_tip_height,
        (SELECT e.block_height || ':' || e.event_index FROM chain.events e
-         WHERE e.canonical AND e.committed AND e.block_height <= r.fork_point_height
+         WHERE e.canonical AND e.committed AND e.block_height < r.fork_point_height
          ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) AS resume_cursor`;
 
 /** Most reorg records listed on one page (the newest are kept). */

@@ -4,8 +4,9 @@
  * the SQL in events-sql.ts → the JSON object clients receive, in list pages and as SSE `reorg`
  * frames. Pure.
  *
- * `resume_cursor` is the cursor of the last canonical event at or below `fork_point_height`
- * ("" when there is none): a consumer that already read events above the fork point discards
+ * `fork_point_height` is the lowest height the reorg orphaned (the common ancestor's height + 1;
+ * README "Reorgs"). `resume_cursor` is the cursor of the last canonical event below it ("" when
+ * there is none): a consumer that already read events at or above `fork_point_height` discards
  * what it derived from them and reads again after `resume_cursor`.
  */
 export interface ReorgRecordJson {

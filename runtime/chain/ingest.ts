@@ -6,7 +6,7 @@
 import type { Db, Queryable } from "../db/types.js";
 import { MalformedPayloadError, errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { insertBlockRows, loadBlock, readBranch, readCanonicalAbove, setCanonical } from "./block-store.js";
+import { insertBlockRows, loadBlock, readBranch, readCanonicalFrom, setCanonical } from "./block-store.js";
 import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
 import { type BlockRef, planForkChoice } from "./fork-choice.js";
 import {
@@ -35,8 +35,9 @@ const TRANSACTION_ATTEMPTS = 3;
 export interface BlockHooks {
   /** A block became canonical: derive rows from it. */
   applyBlock(q: Queryable, block: DecodedBlock): Promise<void>;
-  /** A canonical block was orphaned by a reorg: undo what applyBlock derived (called newest first). */
-  revertBlock(q: Queryable, block: BlockRef): Promise<void>;
+  /** A canonical block was orphaned by a reorg whose fork point is `forkPointHeight` (README
+   * "Reorgs"): undo what applyBlock derived (called newest first). */
+  revertBlock(q: Queryable, block: BlockRef, forkPointHeight: number): Promise<void>;
   /** A reorg finished inside the transaction (after reverts and applies). */
   onReorg?(q: Queryable, reorg: ReorgRecord): Promise<void>;
   /** The transaction's blocks are all applied; it commits next (write what was deferred). */
@@ -44,6 +45,7 @@ export interface BlockHooks {
 }
 
 export interface ReorgRecord {
+  /** The lowest height the reorg orphaned: the common ancestor's height + 1 (README "Reorgs"). */
   forkPointHeight: number;
   orphaned: BlockRef[];
   applied: string[];
@@ -220,11 +222,11 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         index_block_hash: block.indexBlockHash,
       });
     }
-    const orphaned = await readCanonicalAbove(q, plan.forkPointHeight);
+    const orphaned = await readCanonicalFrom(q, plan.forkPointHeight);
     let txDelta = 0;
     let eventDelta = 0;
     for (const old of orphaned) {
-      for (const h of hooks) await h.revertBlock(q, old);
+      for (const h of hooks) await h.revertBlock(q, old, plan.forkPointHeight);
       const counts = await blockCounts(q, old.indexBlockHash);
       txDelta -= counts.txs;
       eventDelta -= counts.events;
@@ -250,7 +252,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       };
       await insertReorg(q, record);
       for (const h of hooks) await h.onReorg?.(q, record);
-      if (tip.finalizedHeight !== null && plan.forkPointHeight < tip.finalizedHeight) {
+      if (tip.finalizedHeight !== null && plan.forkPointHeight <= tip.finalizedHeight) {
         logger.error({
           msg: "reorg below the finality boundary",
           fork_point_height: plan.forkPointHeight,

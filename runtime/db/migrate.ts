@@ -7,6 +7,7 @@ import * as eventIndexes from "./migrations/0002-event-indexes.js";
 import * as subgraphs from "./migrations/0003-subgraphs.js";
 import * as webhooks from "./migrations/0004-webhooks.js";
 import * as subgraphProgress from "./migrations/0005-subgraph-progress.js";
+import * as reorgForkPoint from "./migrations/0006-reorg-fork-point.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -21,6 +22,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 3, name: subgraphs.name, sql: subgraphs.sql },
   { version: 4, name: webhooks.name, sql: webhooks.sql },
   { version: 5, name: subgraphProgress.name, sql: subgraphProgress.sql },
+  { version: 6, name: reorgForkPoint.name, sql: reorgForkPoint.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */

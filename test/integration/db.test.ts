@@ -95,7 +95,12 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
         [name, height],
       );
     }
-    expect(await migrate(t.db)).toEqual([5]);
+    expect(
+      await migrate(
+        t.db,
+        CORE_MIGRATIONS.filter((m) => m.version <= 5),
+      ),
+    ).toEqual([5]);
     const { rows } = await t.db.query<{ name: string; subgraph_height: number }>(
       "SELECT name, subgraph_height FROM control.subgraph_progress ORDER BY name",
     );
@@ -103,6 +108,50 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
     await t.db.query("DELETE FROM control.subgraphs WHERE name = 'alpha'");
     const left = await t.db.query<{ name: string }>("SELECT name FROM control.subgraph_progress");
     expect(left.rows.map((r) => r.name)).toEqual(["beta"]);
+  });
+
+  it("migration 6 turns stored fork points (common ancestor) into the lowest orphaned height", async () => {
+    for (const schema of ["chain", "control"]) await t.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await migrate(
+      t.db,
+      CORE_MIGRATIONS.filter((m) => m.version < 6),
+    );
+    // As written before: a reorg whose common ancestor is 29 orphaned block 30.
+    await t.db.query(
+      `INSERT INTO chain.reorgs (fork_point_height, orphaned_from_height, orphaned_to_height, orphaned_blocks,
+         applied_blocks, old_tip_hash, old_tip_height, new_tip_hash, new_tip_height)
+       VALUES (29, 30, 30, '[]', '[]', '0xa', 30, '0xb', 31)`,
+    );
+    await t.db.query(
+      `INSERT INTO control.webhooks (id, name, kind, url, format, timeout_ms, max_attempts, concurrency, secret_sealed)
+       VALUES ('wh_1', 'one', 'chain', 'http://127.0.0.1:1/', 'standard-webhooks', 1000, 3, 1, 'sealed')`,
+    );
+    const rollback = '{"action":"rollback","fork_point_height":29,"orphaned":[{"tx_id":"0x1"}],"truncated":true}';
+    for (const [delivery, status] of [
+      ["msg_pending", "pending"],
+      ["msg_dead", "dead"],
+      ["msg_sent", "delivered"],
+    ]) {
+      await t.db.query(
+        `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index,
+           block_hash, block_height, data, status)
+         VALUES ('wh_1', $1, 'chain.reorg.rollback', 'rollback', '', -1, $1, 29, $2, $3)`,
+        [delivery, rollback, status],
+      );
+    }
+    expect(await migrate(t.db)).toContain(6);
+    const reorgs = await t.db.query<{ fork_point_height: number }>("SELECT fork_point_height FROM chain.reorgs");
+    expect(reorgs.rows.map((r) => r.fork_point_height)).toEqual([30]);
+    const outbox = await t.db.query<{ delivery_id: string; block_height: number; data: string }>(
+      "SELECT delivery_id, block_height, data::text AS data FROM control.webhook_outbox ORDER BY delivery_id",
+    );
+    const converted = rollback.replace('"fork_point_height":29', '"fork_point_height":30');
+    // Not yet delivered: converted, keys in the same order; delivered: kept as it was sent.
+    expect(outbox.rows.map((r) => [r.delivery_id, r.block_height, JSON.stringify(JSON.parse(r.data))])).toEqual([
+      ["msg_dead", 30, converted],
+      ["msg_pending", 30, converted],
+      ["msg_sent", 29, rollback],
+    ]);
   });
 });
 

@@ -35,7 +35,8 @@ export interface ExpectedChain {
   eventCounts: Record<string, number>;
   /** Every canonical committed event as `${height}:${txid}:${nodeEventIndex}`. */
   eventKeys: string[];
-  /** Fork points of the tip switches that orphaned at least one block, in arrival order. */
+  /** Fork points (lowest orphaned height = common ancestor's height + 1, README "Reorgs") of the
+   * tip switches that orphaned at least one block, in arrival order. */
   reorgForkPoints: number[];
 }
 
@@ -94,7 +95,7 @@ export function expectedChain(requests: RawRequest[]): ExpectedChain {
     for (let x = cur; x; x = seen.get(x.parent_index_block_hash)) oldAncestry.add(x.index_block_hash);
     let fork: RawBlock | undefined = seen.get(b.parent_index_block_hash);
     while (fork && !oldAncestry.has(fork.index_block_hash)) fork = seen.get(fork.parent_index_block_hash);
-    if (fork && fork.block_height < cur.block_height) reorgForkPoints.push(fork.block_height);
+    if (fork && fork.block_height < cur.block_height) reorgForkPoints.push(fork.block_height + 1);
     cur = b;
   }
   return {

@@ -134,6 +134,7 @@ describe("tip and reorg reads", () => {
     expect(sql).toContain(
       "WHERE r.orphaned_from_height <= $1 AND r.orphaned_to_height >= $2 ORDER BY r.id DESC LIMIT $3) x ORDER BY id",
     );
-    expect(sql).toContain("e.block_height <= r.fork_point_height");
+    // resume_cursor: the last canonical event below the fork point (the lowest orphaned height).
+    expect(sql).toContain("e.block_height < r.fork_point_height");
   });
 });
