@@ -6,8 +6,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIngestor } from "../../runtime/chain/ingest.js";
 import { acquireDataDirLock } from "../../runtime/db/index.js";
 import { CORE_MIGRATIONS, migrate } from "../../runtime/db/migrate.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
 import { type TestDb, TEST_DB_KIND, createTestDb } from "../support/db.js";
 import { waitFor } from "../support/service.js";
 
@@ -139,7 +141,12 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
         [delivery, rollback, status],
       );
     }
-    expect(await migrate(t.db)).toContain(6);
+    expect(
+      await migrate(
+        t.db,
+        CORE_MIGRATIONS.filter((m) => m.version <= 6),
+      ),
+    ).toEqual([6]);
     const reorgs = await t.db.query<{ fork_point_height: number }>("SELECT fork_point_height FROM chain.reorgs");
     expect(reorgs.rows.map((r) => r.fork_point_height)).toEqual([30]);
     const outbox = await t.db.query<{ delivery_id: string; block_height: number; data: string }>(
@@ -152,6 +159,49 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
       ["msg_pending", 30, converted],
       ["msg_sent", 29, rollback],
     ]);
+  });
+
+  it("migration 7 finds the undecided branch tying the tip; the service's recomputation keeps finality below it", async () => {
+    for (const schema of ["chain", "control"]) await t.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await migrate(
+      t.db,
+      CORE_MIGRATIONS.filter((m) => m.version < 7),
+    );
+    // Canonical a1..a5 (burn 101..105); b4 → b5 a branch from a3 tying the tip; c2 a stale side block.
+    const blocks: [string, number, string, number, boolean][] = [
+      ["a1", 1, "a0", 101, true],
+      ["a2", 2, "a1", 102, true],
+      ["a3", 3, "a2", 103, true],
+      ["a4", 4, "a3", 104, true],
+      ["a5", 5, "a4", 105, true],
+      ["b4", 4, "a3", 104, false],
+      ["b5", 5, "b4", 105, false],
+      ["c2", 2, "a1", 102, false],
+    ];
+    for (const [hash, height, parent, burn, canonical] of blocks) {
+      await t.db.query(
+        `INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash, parent_block_hash,
+           burn_block_hash, burn_block_height, burn_block_time, block_time, tx_count, event_count, canonical)
+         VALUES ($1, $1, $2, $3, $3, 'burn', $4, 0, 0, 0, 0, $5)`,
+        [hash, height, parent, burn, canonical],
+      );
+    }
+    // As the boundary was computed before (from the burn tip): everything final.
+    await t.db.query(
+      "UPDATE control.chain_tip SET index_block_hash = 'a5', block_height = 5, burn_block_height = 200, finalized_height = 5",
+    );
+    expect(await migrate(t.db)).toEqual([7]);
+    const tip = async () =>
+      (
+        await t.db.query<{ contested: number | null; high: number | null; fin: number | null; below: string }>(
+          `SELECT contested_from_height AS contested, finalized_high_water AS high, finalized_height AS fin,
+                  reorgs_below_finality AS below FROM control.chain_tip`,
+        )
+      ).rows[0];
+    expect(await tip()).toEqual({ contested: 4, high: 5, fin: 5, below: "0" });
+    // One confirmation: a4 is deep enough (burn 104 <= 105 - 1) but contested by b4; a3 is final.
+    await createIngestor({ db: t.db, logger: silentLogger, finalityBurnConfirmations: 1 }).refreshFinality();
+    expect(await tip()).toEqual({ contested: 4, high: 5, fin: 3, below: "0" });
   });
 });
 
