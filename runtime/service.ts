@@ -107,6 +107,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     shutdown.add("webhook row-change listener", stopListening);
     const hooks = [subgraphs.hooks, webhooks.hooks, ...(options.hooks ?? [])];
     const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks });
+    await ingestor.refreshFinality();
     // The embedded database has one connection: journal observer requests to an fsynced file so an
     // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
     const fileJournal =

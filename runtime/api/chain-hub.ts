@@ -23,6 +23,8 @@ import { type ReorgRecordJson, type ReorgRow, reorgFromRow } from "./reorg-recor
 export interface ChainState {
   tipHeight: number | null;
   finalizedHeight: number | null;
+  /** Reorgs that went below finality so far (README "Finality"). */
+  reorgsBelowFinality: number;
   /** The last canonical committed event at or below the tip (any type). */
   horizon: Position | null;
 }
@@ -66,6 +68,7 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
   let state: ChainState = {
     tipHeight: initial.tipHeight,
     finalizedHeight: initial.finalizedHeight,
+    reorgsBelowFinality: initial.reorgsBelowFinality,
     horizon: initial.horizon,
   };
   let reorgCount = initial.reorgCount;
@@ -95,7 +98,12 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
       }
       reorgCount = tip.reorgCount;
     }
-    const next: ChainState = { tipHeight: tip.tipHeight, finalizedHeight: tip.finalizedHeight, horizon: tip.horizon };
+    const next: ChainState = {
+      tipHeight: tip.tipHeight,
+      finalizedHeight: tip.finalizedHeight,
+      reorgsBelowFinality: tip.reorgsBelowFinality,
+      horizon: tip.horizon,
+    };
     if (!sameState(state, next)) {
       state = next;
       emit({ kind: "tip", state });
@@ -165,6 +173,7 @@ function sameState(a: ChainState, b: ChainState): boolean {
   return (
     a.tipHeight === b.tipHeight &&
     a.finalizedHeight === b.finalizedHeight &&
+    a.reorgsBelowFinality === b.reorgsBelowFinality &&
     a.horizon?.height === b.horizon?.height &&
     a.horizon?.index === b.horizon?.index
   );

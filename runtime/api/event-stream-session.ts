@@ -9,10 +9,11 @@
  *   default event name (`message`), in cursor order.
  * - Reorg frame: `event: reorg`, `data: <reorg record>` (the `reorgs` entries of the list routes)
  *   and `id: <resume_cursor>`. It is sent only when this stream has already delivered (or the
- *   client resumed from) a position above `fork_point_height`. On receiving it, discard what
- *   you derived from events with `block_height > fork_point_height`; the stream continues with
- *   the new canonical events after `resume_cursor` (some events you already had at heights above
- *   the fork point may come again — that is the new chain). Delivery is at-least-once.
+ *   client resumed from) a position at or above `fork_point_height`, the lowest orphaned height
+ *   (README "Reorgs"). On receiving it, discard what you derived from events with
+ *   `block_height >= fork_point_height`; the stream continues with the new canonical events after
+ *   `resume_cursor` (some events you already had at those heights may come again — that is the
+ *   new chain). Delivery is at-least-once.
  *   (`resume_cursor` is "" only when no event at all precedes the fork point; an EventSource then
  *   reconnects without Last-Event-ID, i.e. from the URL's own start position.)
  * - Keepalive: a comment line `: ping` every 20 s.
@@ -83,9 +84,9 @@ export function startEventStreamSession(options: EventStreamSessionOptions): voi
   writer.onClose(unsubscribe);
 
   async function applyReorg(reorg: ReorgRecordJson): Promise<void> {
-    if (position.height <= reorg.fork_point_height) return; // nothing read above the fork point
+    if (position.height < reorg.fork_point_height) return; // nothing read at an orphaned height
     const resume = parseCursorText(reorg.resume_cursor) ?? BEFORE_ALL;
-    if (delivered && delivered.height > reorg.fork_point_height) {
+    if (delivered && delivered.height >= reorg.fork_point_height) {
       await writer.write(formatSseFrame({ id: reorg.resume_cursor, event: "reorg", data: JSON.stringify(reorg) }));
       delivered = resume;
     }

@@ -21,10 +21,10 @@
  * `reorgs` (overlap rule): every reorg whose orphaned height range intersects the page's height
  * range [low, high] — low = the start position's height (cursor, from_cursor or from_height;
  * 0 without one), high = the last event's height for a full page, else min(tip, to_height).
- * A consumer that has already read events at heights above a listed `fork_point_height`
- * discards what it derived from them and reads again after `resume_cursor`; one reading those
- * heights for the first time (the page already shows the canonical chain) can ignore it. At
- * most the 100 newest are listed.
+ * A consumer that has already read events at or above a listed `fork_point_height` (the lowest
+ * orphaned height, README "Reorgs") discards what it derived from them and reads again after
+ * `resume_cursor`; one reading those heights for the first time (the page already shows the
+ * canonical chain) can ignore it. At most the 100 newest are listed.
  *
  * Consistency: a reorg committed after step 1 is listed if it lands before step 2, and otherwise
  * on the next page: that page starts at or below the old tip, inside the reorg's orphaned range.
@@ -36,7 +36,7 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { ChainHub } from "./chain-hub.js";
-import { type CachedPage, type EventsPageCache, pageBytes } from "./events-page-cache.js";
+import { type CachedPage, type EventsPageCache, type FinalityMark, pageBytes } from "./events-page-cache.js";
 import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "./cache-headers.js";
 import { formatCursor, latestPosition, type Position } from "./cursor.js";
 import type { EventsQuery } from "./events-query.js";
@@ -53,6 +53,8 @@ export interface TipSnapshot {
   tipHeight: number | null;
   finalizedHeight: number | null;
   reorgCount: number;
+  /** Reorgs that went below finality (README "Finality"): an immutable page read before one is stale. */
+  reorgsBelowFinality: number;
   /** Last canonical committed event at or below min(tip, to_height). */
   horizon: Position | null;
 }
@@ -76,6 +78,10 @@ export interface PagePlan {
   nextCursor: string;
   /** The page's height range for the reorg overlap rule; null when there is nothing to check. */
   reorgRange: { low: number; high: number } | null;
+  /** The height up to which the page's content is fixed once final: the last event of a full page,
+   * the to_height of a shorter one; null when more events can still join it (a short page without
+   * to_height). */
+  settledHeight: number | null;
   immutable: boolean;
 }
 
@@ -93,10 +99,10 @@ export function planPage(query: EventsQuery, tip: TipSnapshot, events: readonly 
     if (high >= low) reorgRange = { low, high };
   }
 
+  const settledHeight = full && last ? last.height : query.toHeight;
   const fin = tip.finalizedHeight;
-  const immutable =
-    fin !== null && (full && last ? last.height <= fin : query.toHeight !== null && query.toHeight <= fin);
-  return { nextCursor, reorgRange, immutable };
+  const immutable = fin !== null && settledHeight !== null && settledHeight <= fin;
+  return { nextCursor, reorgRange, settledHeight, immutable };
 }
 
 export async function readTipSnapshot(q: Queryable, toHeight: number | null): Promise<TipSnapshot> {
@@ -105,15 +111,17 @@ export async function readTipSnapshot(q: Queryable, toHeight: number | null): Pr
     tip_height: number | null;
     finalized_height: number | null;
     reorg_count: string | number;
+    reorgs_below_finality: string | number;
     horizon_height: number | null;
     horizon_index: number | null;
   }>(sql, params);
   const r = rows[0];
-  if (!r) return { tipHeight: null, finalizedHeight: null, reorgCount: 0, horizon: null };
+  if (!r) return { tipHeight: null, finalizedHeight: null, reorgCount: 0, reorgsBelowFinality: 0, horizon: null };
   return {
     tipHeight: r.tip_height === null ? null : Number(r.tip_height),
     finalizedHeight: r.finalized_height === null ? null : Number(r.finalized_height),
     reorgCount: Number(r.reorg_count),
+    reorgsBelowFinality: Number(r.reorgs_below_finality),
     horizon:
       r.horizon_height === null || r.horizon_index === null
         ? null
@@ -149,6 +157,7 @@ export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ 
     tip_height: number | null;
     finalized_height: number | null;
     reorg_count: string | number;
+    reorgs_below_finality: string | number;
     horizon_height: number | null;
     horizon_index: number | null;
     block_height: number | null;
@@ -163,6 +172,7 @@ export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ 
     tipHeight: num(first?.tip_height),
     finalizedHeight: num(first?.finalized_height),
     reorgCount: Number(first?.reorg_count ?? 0),
+    reorgsBelowFinality: Number(first?.reorgs_below_finality ?? 0),
     horizon: horizonHeight === null || horizonIndex === null ? null : { height: horizonHeight, index: horizonIndex },
   };
   const rows: EventRow[] = [];
@@ -188,26 +198,32 @@ const answer = (page: CachedPage, tipJson = page.tipJson): EventsPage => ({
 const tipJsonOf = (tip: { tipHeight: number | null; finalizedHeight: number | null }) =>
   JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
 
-/** The chain stamp (events-page-cache.ts) and the tip it reports, from the single tip row. */
-export async function readChainStamp(q: Queryable): Promise<{ stamp: string; tipJson: string }> {
+/** The chain stamp (events-page-cache.ts), the tip it reports and the finality boundary, from the single tip row. */
+export async function readChainStamp(
+  q: Queryable,
+): Promise<{ stamp: string; tipJson: string; finality: FinalityMark }> {
   const { rows } = await q.query<{
     index_block_hash: string | null;
     block_height: number | null;
     finalized_height: number | null;
     reorg_count: string | number;
-  }>("SELECT index_block_hash, block_height, finalized_height, reorg_count FROM control.chain_tip");
+    reorgs_below_finality: string | number;
+  }>(
+    "SELECT index_block_hash, block_height, finalized_height, reorg_count, reorgs_below_finality FROM control.chain_tip",
+  );
   const r = rows[0];
   const tip = { tipHeight: r?.block_height ?? null, finalizedHeight: r?.finalized_height ?? null };
   return {
     stamp: `${r?.index_block_hash}|${tip.tipHeight}|${tip.finalizedHeight}|${r?.reorg_count}`,
     tipJson: tipJsonOf(tip),
+    finality: { finalizedHeight: tip.finalizedHeight, reorgsBelowFinality: Number(r?.reorgs_below_finality ?? 0) },
   };
 }
 
 /**
  * One page through the page cache (events-page-cache.ts). An immutable page answers from memory
- * with the hub's tip (the tip only reports the time of the read); any other hit costs the one
- * single-row stamp read, and a miss that plus the page read.
+ * with the hub's tip (the tip only reports the time of the read) while the hub's finality still
+ * covers it; any other hit costs the one single-row stamp read, and a miss that plus the page read.
  */
 export async function readEventsPageCached(
   q: Queryable,
@@ -216,11 +232,11 @@ export async function readEventsPageCached(
 ): Promise<EventsPage> {
   const key = JSON.stringify(query);
   if (cache.hub !== undefined) {
-    const settled = cache.pages.get(key, null);
+    const settled = cache.pages.get(key, null, cache.hub.state);
     if (settled !== undefined) return answer(settled, tipJsonOf(cache.hub.state));
   }
-  const { stamp, tipJson } = await readChainStamp(q);
-  const hit = cache.pages.get(key, stamp);
+  const { stamp, tipJson, finality } = await readChainStamp(q);
+  const hit = cache.pages.get(key, stamp, finality);
   if (hit !== undefined) return answer(hit, tipJson);
   const page = await renderEventsPage(q, query);
   cache.pages.set(key, stamp, page);
@@ -247,6 +263,9 @@ async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<Cache
     tipJson,
     etag: weakEtag(eventsJson, nextJson, reorgsJson),
     cacheDirectives: plan.immutable ? IMMUTABLE : SHORT_LIVED,
-    immutable: plan.immutable,
+    settled:
+      plan.immutable && plan.settledHeight !== null
+        ? { height: plan.settledHeight, reorgsBelowFinality: tip.reorgsBelowFinality }
+        : null,
   };
 }

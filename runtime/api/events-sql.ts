@@ -62,11 +62,12 @@ const EVENT_COLUMNS =
  * The tip and the *horizon*: the last canonical committed event at or below
  * min(tip, to_height) — how far a page that comes back short has looked (events-page.ts turns it
  * into next_cursor). One backwards probe of the cursor index. Columns: tip_height,
- * finalized_height, reorg_count, horizon_height, horizon_index (horizon nulls when no event).
+ * finalized_height, reorg_count, reorgs_below_finality, horizon_height, horizon_index (horizon
+ * nulls when no event).
  */
 export function compileTipRead(toHeight: number | null): CompiledSql {
   return {
-    sql: `SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count,
+    sql: `SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality,
        h.block_height AS horizon_height, h.event_index AS horizon_index
   FROM (SELECT * FROM control.chain_tip LIMIT 1) t
   LEFT JOIN LATERAL (
@@ -96,7 +97,7 @@ export function compileEventsPage(request: PageRequest, bounds: PageBounds): Com
 
 /**
  * A list page in ONE statement, so the tip, the horizon and the events come from one snapshot:
- * the tip row (tip_height, finalized_height, reorg_count), the horizon (horizon_height,
+ * the tip row (tip_height, finalized_height, reorg_count, reorgs_below_finality), the horizon (horizon_height,
  * horizon_index: the last canonical committed event at or below min(tip, to_height), how far a
  * short page has looked — events-page.ts turns it into next_cursor), and the page's events
  * (block_height, event_index, j), one row per event or a single row with null event columns.
@@ -116,10 +117,10 @@ export function compileListPage(request: PageRequest & { toHeight: number | null
     // The tip is a derived table with LIMIT 1 (not a CTE): control.chain_tip is never analyzed,
     // and an estimate of hundreds of tip rows would multiply every cost below past the JIT
     // threshold (a 100–400 ms compile per page, measured on PostgreSQL 15).
-    sql: `SELECT tip.tip_height, tip.finalized_height, tip.reorg_count, h.horizon_height, h.horizon_index,
-       p.block_height, p.event_index, p.j
+    sql: `SELECT tip.tip_height, tip.finalized_height, tip.reorg_count, tip.reorgs_below_finality,
+       h.horizon_height, h.horizon_index, p.block_height, p.event_index, p.j
   FROM (
-    SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count,
+    SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality,
            LEAST(t.block_height, COALESCE(${toHeight}::integer, t.block_height)) AS max_height
       FROM control.chain_tip t LIMIT 1) tip
   LEFT JOIN LATERAL (
@@ -187,9 +188,9 @@ function pageSelect(request: PageRequest, p: Params, maxHeight: () => string, fi
 }
 
 const REORG_COLUMNS = `r.id, r.detected_at, r.fork_point_height, r.orphaned_from_height, r.orphaned_to_height,
-       r.orphaned_blocks, r.old_tip_hash, r.old_tip_height, r.new_tip_hash, r.new_tip_height,
+       r.orphaned_blocks, r.old_tip_hash, r.old_tip_height, r.new_tip_hash, r.new_tip_height, r.below_finality,
        (SELECT e.block_height || ':' || e.event_index FROM chain.events e
-         WHERE e.canonical AND e.committed AND e.block_height <= r.fork_point_height
+         WHERE e.canonical AND e.committed AND e.block_height < r.fork_point_height
          ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) AS resume_cursor`;
 
 /** Most reorg records listed on one page (the newest are kept). */

@@ -3,7 +3,8 @@
  * (SPEC.md "Index and Streams routes"). A contract's summary is built once from its indexed
  * history and then extended incrementally: each request reads only the prints after the last
  * one summarised (keyset over the `(contract_id, block_height, event_index)` index). A reorg
- * whose fork point is below what was summarised throws the summary away and rebuilds it.
+ * whose fork point (its lowest orphaned height) is at or below what was summarised throws the
+ * summary away and rebuilds it.
  * Concurrent requests for one contract share one read. At most `maxContracts` summaries are
  * kept (least recently used evicted); unknown contracts are never cached.
  */
@@ -68,7 +69,7 @@ export function createPrintSchemaStore({ maxContracts = 256 }: { maxContracts?: 
     };
   }
 
-  /** Drops the summary when a reorg since the last read forked below what it covers. */
+  /** Drops the summary when a reorg since the last read orphaned a height it covers. */
   async function invalidated(q: Queryable, entry: Entry): Promise<boolean> {
     const { rows } = await q.query<{ reorg_count: string | number }>("SELECT reorg_count FROM control.chain_tip");
     const count = Number(rows[0]?.reorg_count ?? 0);
@@ -81,7 +82,7 @@ export function createPrintSchemaStore({ maxContracts = 256 }: { maxContracts?: 
     entry.reorgCount = count;
     if (since.rows[0]?.last_id !== null && since.rows[0]?.last_id !== undefined)
       entry.lastReorgId = Number(since.rows[0].last_id);
-    return fork !== null && fork !== undefined && entry.position !== null && Number(fork) < entry.position.height;
+    return fork !== null && fork !== undefined && entry.position !== null && Number(fork) <= entry.position.height;
   }
 
   async function update(

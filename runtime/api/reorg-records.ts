@@ -4,9 +4,11 @@
  * the SQL in events-sql.ts → the JSON object clients receive, in list pages and as SSE `reorg`
  * frames. Pure.
  *
- * `resume_cursor` is the cursor of the last canonical event at or below `fork_point_height`
- * ("" when there is none): a consumer that already read events above the fork point discards
- * what it derived from them and reads again after `resume_cursor`.
+ * `fork_point_height` is the lowest height the reorg orphaned (the common ancestor's height + 1;
+ * README "Reorgs"). `resume_cursor` is the cursor of the last canonical event below it ("" when
+ * there is none): a consumer that already read events at or above `fork_point_height` discards
+ * what it derived from them and reads again after `resume_cursor`. `below_finality` says the reorg
+ * orphaned a height that had been reported final (README "Finality").
  */
 export interface ReorgRecordJson {
   id: number;
@@ -18,6 +20,7 @@ export interface ReorgRecordJson {
   old_tip: { index_block_hash: string; block_height: number };
   new_tip: { index_block_hash: string; block_height: number };
   resume_cursor: string;
+  below_finality: boolean;
 }
 
 export interface ReorgRow {
@@ -32,6 +35,7 @@ export interface ReorgRow {
   new_tip_hash: string;
   new_tip_height: number;
   resume_cursor: string | null;
+  below_finality: boolean;
 }
 
 export function reorgFromRow(row: ReorgRow): ReorgRecordJson {
@@ -50,5 +54,6 @@ export function reorgFromRow(row: ReorgRow): ReorgRecordJson {
     old_tip: { index_block_hash: row.old_tip_hash, block_height: Number(row.old_tip_height) },
     new_tip: { index_block_hash: row.new_tip_hash, block_height: Number(row.new_tip_height) },
     resume_cursor: row.resume_cursor ?? "",
+    below_finality: Boolean(row.below_finality),
   };
 }

@@ -19,12 +19,12 @@
  *   (a reorg undid the blocks that wrote it). Drop them; the rows the winning branch writes
  *   arrive as new frames with new, higher ids. `removed_ids` lists the ids this connection
  *   delivered that are gone (null on a resumed connection, where the server cannot know what you
- *   hold: rely on `removed_after_id`). `fork_point_height` is the reorg's fork point; on a
- *   resumed connection, where several reorgs may have happened meanwhile, a lower bound (the
- *   lowest fork point recorded since the newest surviving row was written); null when no reorg
- *   explains it (the rows were deleted by the subgraph itself).
+ *   hold: rely on `removed_after_id`). `fork_point_height` is the reorg's fork point, the lowest
+ *   height it orphaned (README "Reorgs"); on a resumed connection, where several reorgs may have
+ *   happened meanwhile, a lower bound (the lowest fork point recorded since the newest surviving
+ *   row was written); null when no reorg explains it (the rows were deleted by the subgraph itself).
  *   Why one bound suffices: `_id`s come from one sequence in block order, and a reorg undoes
- *   whole blocks above its fork point, so the rows it removes are always the newest ones.
+ *   whole blocks at and above its fork point, so the rows it removes are always the newest ones.
  * - The check runs when a reorg is signalled and when a connection resumes (the row named by
  *   `Last-Event-ID` is gone → the frame is the first thing sent).
  * - Rebuilt table (a reindex drops and refills it, and `_id`s start again at 1): open streams get

@@ -168,11 +168,11 @@ export async function readBranch(
   return { branch, forkBase: null };
 }
 
-/** Canonical blocks above a height, highest first: what a switch rolls back. */
-export async function readCanonicalAbove(q: Queryable, height: number): Promise<BlockRef[]> {
+/** Canonical blocks at or above a height, highest first: what a switch rolls back. */
+export async function readCanonicalFrom(q: Queryable, height: number): Promise<BlockRef[]> {
   const { rows } = await q.query<{ h: string; height: number; parent: string }>(
     `SELECT index_block_hash AS h, block_height AS height, parent_index_block_hash AS parent
-       FROM chain.blocks WHERE canonical AND block_height > $1 ORDER BY block_height DESC`,
+       FROM chain.blocks WHERE canonical AND block_height >= $1 ORDER BY block_height DESC`,
     [height],
   );
   return rows.map((r) => ({ indexBlockHash: r.h, height: r.height, parentIndexBlockHash: r.parent }));

@@ -19,8 +19,9 @@ export type ForkPlan =
   | { kind: "extend" }
   /** The block does not beat the tip: stored, not canonical, until a descendant decides. */
   | { kind: "side" }
-  /** The block's branch beats the tip: roll back canonical blocks above forkPointHeight, then
-   * apply `apply` (oldest first, ending with the new block). */
+  /** The block's branch beats the tip: roll back the canonical blocks at or above forkPointHeight
+   * (the lowest height the switch replaces: the common ancestor's height + 1; README "Reorgs"),
+   * then apply `apply` (oldest first, ending with the new block). */
   | { kind: "switch"; forkPointHeight: number; apply: string[]; gap: boolean };
 
 export interface ForkChoiceInput {
@@ -37,11 +38,15 @@ export function planForkChoice({ tip, block, branch, forkBase }: ForkChoiceInput
   if (block.height <= tip.height) return { kind: "side" };
   const apply = [...branch].reverse().map((b) => b.indexBlockHash);
   apply.push(block.indexBlockHash);
-  if (!forkBase) {
-    // The ancestry is incomplete (blocks were never delivered): follow the node's longer chain and
-    // roll back only what the new branch covers.
-    const lowest = branch.length ? branch[branch.length - 1].height : block.height;
-    return { kind: "switch", forkPointHeight: lowest - 1, apply, gap: true };
-  }
-  return { kind: "switch", forkPointHeight: forkBase.height, apply, gap: false };
+  return { kind: "switch", forkPointHeight: branchFloor({ block, branch, forkBase }), apply, gap: !forkBase };
+}
+
+/**
+ * The lowest height a block's branch competes for: one above its canonical fork base, or — when
+ * the ancestry is incomplete (blocks were never delivered) — its lowest stored block, so that
+ * following the node's longer chain rolls back only what the new branch covers.
+ */
+export function branchFloor({ block, branch, forkBase }: Omit<ForkChoiceInput, "tip">): number {
+  if (forkBase) return forkBase.height + 1;
+  return branch.length ? branch[branch.length - 1].height : block.height;
 }

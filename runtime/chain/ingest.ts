@@ -6,9 +6,10 @@
 import type { Db, Queryable } from "../db/types.js";
 import { MalformedPayloadError, errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { insertBlockRows, loadBlock, readBranch, readCanonicalAbove, setCanonical } from "./block-store.js";
+import { insertBlockRows, loadBlock, readBranch, readCanonicalFrom, setCanonical } from "./block-store.js";
 import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
-import { type BlockRef, planForkChoice } from "./fork-choice.js";
+import { type ChainStep, decideFinality } from "./finality.js";
+import { type BlockRef, branchFloor, planForkChoice } from "./fork-choice.js";
 import {
   type JournalEntry,
   insertImportedJournal,
@@ -17,7 +18,7 @@ import {
   markJournalMalformed,
   readPendingJournal,
 } from "./journal.js";
-import { lockTipAndCheckBlock, type TipNotification, tipRef, updateTip } from "./tip.js";
+import { lockTipAndCheckBlock, raiseBurnTip, readTip, type TipNotification, tipRef, updateTip } from "./tip.js";
 import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
 
 /**
@@ -35,8 +36,9 @@ const TRANSACTION_ATTEMPTS = 3;
 export interface BlockHooks {
   /** A block became canonical: derive rows from it. */
   applyBlock(q: Queryable, block: DecodedBlock): Promise<void>;
-  /** A canonical block was orphaned by a reorg: undo what applyBlock derived (called newest first). */
-  revertBlock(q: Queryable, block: BlockRef): Promise<void>;
+  /** A canonical block was orphaned by a reorg whose fork point is `forkPointHeight` (README
+   * "Reorgs"): undo what applyBlock derived (called newest first). */
+  revertBlock(q: Queryable, block: BlockRef, forkPointHeight: number): Promise<void>;
   /** A reorg finished inside the transaction (after reverts and applies). */
   onReorg?(q: Queryable, reorg: ReorgRecord): Promise<void>;
   /** The transaction's blocks are all applied; it commits next (write what was deferred). */
@@ -44,7 +46,10 @@ export interface BlockHooks {
 }
 
 export interface ReorgRecord {
+  /** The lowest height the reorg orphaned: the common ancestor's height + 1 (README "Reorgs"). */
   forkPointHeight: number;
+  /** It orphaned a height that had been reported final (README "Finality"). */
+  belowFinality: boolean;
   orphaned: BlockRef[];
   applied: string[];
   oldTip: { indexBlockHash: string; height: number };
@@ -88,6 +93,9 @@ export interface Ingestor {
   decode(path: string, body: string): DecodeResult;
   /** Processes every pending journal row in id order (start-up recovery). */
   drainPending(onOutcome?: (o: IngestOutcome) => void): Promise<number>;
+  /** Recomputes the finality boundary from the stored chain (at start: after an upgrade, or when
+   * FINALITY_BURN_CONFIRMATIONS changed). */
+  refreshFinality(): Promise<void>;
 }
 
 type Decoded =
@@ -162,7 +170,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           JSON.stringify(b.rewardSlotHolders),
         ],
       );
-      await updateTip(q, { burnBlockHeight: b.burnBlockHeight }, confirmations);
+      await raiseBurnTip(q, b.burnBlockHeight);
       return { kind: "burn_block", burnBlockHeight: b.burnBlockHeight };
     }
     return applyBlock(q, decoded.block);
@@ -179,6 +187,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     if (stored) return { ...base, result: "duplicate" };
 
     const current = tipRef(tip);
+    const finality = (step: ChainStep) => decideFinality(tip, step);
     const ref: BlockRef = {
       indexBlockHash: block.indexBlockHash,
       height: block.height,
@@ -196,6 +205,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           blocksIngested: 1,
           txDelta: block.txs.length,
           eventDelta: committedCount(block),
+          finality: finality({ kind: "advanced" }),
         },
         confirmations,
         chainNotification({ type: "block", height: block.height, index_block_hash: block.indexBlockHash }),
@@ -205,7 +215,27 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
 
     await insertBlockRows(q, block, false);
     if (quick.kind === "side") {
-      await updateTip(q, { burnBlockHeight: block.burnBlockHeight, blocksIngested: 1 }, confirmations);
+      if (block.height !== tip.blockHeight) {
+        await updateTip(
+          q,
+          { burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, finality: finality({ kind: "unchanged" }) },
+          confirmations,
+        );
+        return { ...base, result: "side" };
+      }
+      // A tie with the tip: the next block decides, so nothing from this branch's floor up is final
+      // meanwhile. The notification lets readers see the boundary move down.
+      const tie = await readBranch(q, block.parentIndexBlockHash);
+      await updateTip(
+        q,
+        {
+          burnBlockHeight: block.burnBlockHeight,
+          blocksIngested: 1,
+          finality: finality({ kind: "tie", branchFloor: branchFloor({ block: ref, ...tie }) }),
+        },
+        confirmations,
+        chainNotification({ type: "tie", height: block.height, index_block_hash: block.indexBlockHash }),
+      );
       return { ...base, result: "side" };
     }
 
@@ -220,11 +250,11 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         index_block_hash: block.indexBlockHash,
       });
     }
-    const orphaned = await readCanonicalAbove(q, plan.forkPointHeight);
+    const orphaned = await readCanonicalFrom(q, plan.forkPointHeight);
     let txDelta = 0;
     let eventDelta = 0;
     for (const old of orphaned) {
-      for (const h of hooks) await h.revertBlock(q, old);
+      for (const h of hooks) await h.revertBlock(q, old, plan.forkPointHeight);
       const counts = await blockCounts(q, old.indexBlockHash);
       txDelta -= counts.txs;
       eventDelta -= counts.events;
@@ -238,11 +268,14 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       for (const h of hooks) await h.applyBlock(q, applied);
     }
     const newTip = { indexBlockHash: block.indexBlockHash, height: block.height };
-    let reorgs = 0;
-    if (orphaned.length && current) {
-      reorgs = 1;
+    const reorged = orphaned.length > 0 && current !== null;
+    const decision = finality(
+      reorged ? { kind: "reorg", forkPointHeight: plan.forkPointHeight } : { kind: "advanced" },
+    );
+    if (reorged) {
       const record: ReorgRecord = {
         forkPointHeight: plan.forkPointHeight,
+        belowFinality: decision.belowFinality,
         orphaned,
         applied: plan.apply,
         oldTip: current,
@@ -250,11 +283,17 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       };
       await insertReorg(q, record);
       for (const h of hooks) await h.onReorg?.(q, record);
-      if (tip.finalizedHeight !== null && plan.forkPointHeight < tip.finalizedHeight) {
+      if (decision.belowFinality) {
+        // Followed anyway (the node's chain is the chain); rows derived from blocks already final
+        // were not journaled, so subgraphs may need a reindex.
         logger.error({
           msg: "reorg below the finality boundary",
           fork_point_height: plan.forkPointHeight,
           finalized_height: tip.finalizedHeight,
+          finalized_high_water: tip.finalizedHighWater,
+          reorgs_below_finality: tip.reorgsBelowFinality + 1,
+          block_height: block.height,
+          index_block_hash: block.indexBlockHash,
         });
       }
       logger.info({
@@ -267,16 +306,24 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     }
     await updateTip(
       q,
-      { tip: newTip, burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, txDelta, eventDelta, reorgs },
+      {
+        tip: newTip,
+        burnBlockHeight: block.burnBlockHeight,
+        blocksIngested: 1,
+        txDelta,
+        eventDelta,
+        reorgs: reorged ? 1 : 0,
+        finality: decision,
+      },
       confirmations,
       chainNotification({
-        type: reorgs ? "reorg" : "block",
+        type: reorged ? "reorg" : "block",
         height: block.height,
         index_block_hash: block.indexBlockHash,
         fork_point_height: plan.forkPointHeight,
       }),
     );
-    return { ...base, result: reorgs ? "reorg" : "extended" };
+    return { ...base, result: reorged ? "reorg" : "extended" };
   }
 
   async function processDecoded(entryId: string, decoded: Decoded): Promise<IngestOutcome> {
@@ -394,6 +441,18 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         }
       }
     },
+
+    async refreshFinality() {
+      await db.transaction(async (q) => {
+        const tip = await readTip(q, true);
+        await updateTip(
+          q,
+          { finality: decideFinality(tip, { kind: "unchanged" }) },
+          confirmations,
+          chainNotification({ type: "finality" }),
+        );
+      });
+    },
   };
   return ingestor;
 }
@@ -435,8 +494,8 @@ async function insertReorg(q: Queryable, r: ReorgRecord): Promise<void> {
   const heights = r.orphaned.map((b) => b.height);
   await q.query(
     `INSERT INTO chain.reorgs (fork_point_height, orphaned_from_height, orphaned_to_height, orphaned_blocks,
-       applied_blocks, old_tip_hash, old_tip_height, new_tip_hash, new_tip_height)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       applied_blocks, old_tip_hash, old_tip_height, new_tip_hash, new_tip_height, below_finality)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       r.forkPointHeight,
       Math.min(...heights),
@@ -447,6 +506,7 @@ async function insertReorg(q: Queryable, r: ReorgRecord): Promise<void> {
       r.oldTip.height,
       r.newTip.indexBlockHash,
       r.newTip.height,
+      r.belowFinality,
     ],
   );
 }

@@ -16,6 +16,8 @@ export interface IngestStatus {
     canonical_transactions: number;
     canonical_events: number;
     reorgs: number;
+    /** Reorgs that orphaned a height once reported final (README "Finality"). */
+    reorgs_below_finality: number;
     malformed_payloads: number;
     journal_pending: number;
   };
@@ -46,6 +48,7 @@ export async function readIngestStatus(q: Queryable, processor?: JournalProcesso
       canonical_transactions: tip.canonicalTxs,
       canonical_events: tip.canonicalEvents,
       reorgs: tip.reorgCount,
+      reorgs_below_finality: tip.reorgsBelowFinality,
       malformed_payloads: Number(rows[0].malformed),
       journal_pending: Number(rows[0].pending),
     },

@@ -3,6 +3,7 @@
  * Each block transaction locks it FOR UPDATE first, which serialises ingestion across processes.
  */
 import type { Queryable } from "../db/types.js";
+import type { FinalityDecision } from "./finality.js";
 import type { TipRef } from "./fork-choice.js";
 
 export interface ChainTip {
@@ -15,10 +16,17 @@ export interface ChainTip {
   canonicalTxs: number;
   canonicalEvents: number;
   reorgCount: number;
+  /** Reorgs that orphaned a height once reported final (README "Finality"). */
+  reorgsBelowFinality: number;
+  /** The lowest height of a non-canonical branch tying the tip (finality.ts); null when none. */
+  contestedFromHeight: number | null;
+  /** The highest finalized height reported since the last reorg below it. */
+  finalizedHighWater: number | null;
 }
 
 const SELECT_TIP = `SELECT index_block_hash, block_height, burn_block_height, finalized_height, last_block_at,
-  blocks_ingested, canonical_txs, canonical_events, reorg_count FROM control.chain_tip`;
+  blocks_ingested, canonical_txs, canonical_events, reorg_count, reorgs_below_finality, contested_from_height,
+  finalized_high_water FROM control.chain_tip`;
 
 function toTip(r: Record<string, unknown>): ChainTip {
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -32,6 +40,9 @@ function toTip(r: Record<string, unknown>): ChainTip {
     canonicalTxs: Number(r.canonical_txs),
     canonicalEvents: Number(r.canonical_events),
     reorgCount: Number(r.reorg_count),
+    reorgsBelowFinality: Number(r.reorgs_below_finality),
+    contestedFromHeight: num(r.contested_from_height),
+    finalizedHighWater: num(r.finalized_high_water),
   };
 }
 
@@ -58,6 +69,7 @@ export function tipRef(tip: ChainTip): TipRef | null {
     : { indexBlockHash: tip.indexBlockHash, height: tip.blockHeight };
 }
 
+/** A block's change to the tip row, with its finality decision (finality.ts). */
 export interface TipChange {
   tip?: TipRef;
   burnBlockHeight?: number;
@@ -65,6 +77,7 @@ export interface TipChange {
   txDelta?: number;
   eventDelta?: number;
   reorgs?: number;
+  finality: FinalityDecision;
 }
 
 /** A NOTIFY sent by the tip update's own statement (delivered at commit). */
@@ -73,6 +86,23 @@ export interface TipNotification {
   payload: string;
 }
 
+/**
+ * The finality boundary (README "Finality"): the highest canonical block whose burn block is at
+ * least $8 burn blocks below the canonical tip's own burn block, and below the contested height
+ * ($9). Counting from the tip's burn block, not the burn tip: while a node catches up the burn
+ * chain runs far ahead of the Stacks blocks it delivers, and a block would count as deep the
+ * moment it arrives, before any block builds on it. Burn heights grow with Stacks heights on the
+ * canonical chain, so this is one backwards probe of the (burn_block_height, block_height) index.
+ */
+const FINALIZED_HEIGHT = `SELECT b.block_height FROM chain.blocks b
+          WHERE b.canonical
+            AND b.burn_block_height <= (SELECT t.burn_block_height FROM chain.blocks t
+                                         WHERE t.index_block_hash = COALESCE($1, chain_tip.index_block_hash)) - $8
+            AND b.block_height < COALESCE($9::integer, 2147483647)
+          ORDER BY b.burn_block_height DESC, b.block_height DESC LIMIT 1`;
+
+// $10: the block's reorg orphaned a height reported final: count it, and restart the high-water
+// mark from the new boundary (the new branch's blocks were never reported final).
 const UPDATE_TIP = `UPDATE control.chain_tip SET
        index_block_hash = COALESCE($1, index_block_hash),
        block_height = COALESCE($2, block_height),
@@ -82,19 +112,18 @@ const UPDATE_TIP = `UPDATE control.chain_tip SET
        canonical_txs = canonical_txs + $5,
        canonical_events = canonical_events + $6,
        reorg_count = reorg_count + $7,
-       finalized_height = (
-         SELECT b.block_height FROM chain.blocks b
-          WHERE b.canonical AND b.burn_block_height <= GREATEST(chain_tip.burn_block_height, $3) - $8
-          ORDER BY b.burn_block_height DESC, b.block_height DESC LIMIT 1)`;
+       contested_from_height = $9::integer,
+       reorgs_below_finality = reorgs_below_finality + CASE WHEN $10::boolean THEN 1 ELSE 0 END,
+       (finalized_height, finalized_high_water) = (
+         SELECT f.height, CASE WHEN $10::boolean THEN f.height ELSE GREATEST(chain_tip.finalized_high_water, f.height) END
+           FROM (SELECT (${FINALIZED_HEIGHT}) AS height) f)`;
 
 // The same update and a pg_notify in one round trip.
-const UPDATE_TIP_AND_NOTIFY = `WITH tip AS (${UPDATE_TIP} RETURNING 1) SELECT pg_notify($9, $10) FROM tip`;
+const UPDATE_TIP_AND_NOTIFY = `WITH tip AS (${UPDATE_TIP} RETURNING 1) SELECT pg_notify($11, $12) FROM tip`;
 
 /**
- * Applies a change and recomputes the finality boundary, in one statement (with `notification`,
- * the same statement also notifies). Burn heights grow with Stacks heights on the canonical chain,
- * so the newest canonical block at or below the confirmation ceiling is one backwards probe of the
- * (burn_block_height, block_height) index.
+ * Applies a block's change and recomputes the finality boundary, in one statement (with
+ * `notification`, the same statement also notifies).
  */
 export async function updateTip(
   q: Queryable,
@@ -111,7 +140,17 @@ export async function updateTip(
     change.eventDelta ?? 0,
     change.reorgs ?? 0,
     confirmations,
+    change.finality.contestedFromHeight,
+    change.finality.belowFinality,
   ];
   if (notification === undefined) await q.query(UPDATE_TIP, params);
   else await q.query(UPDATE_TIP_AND_NOTIFY, [...params, notification.channel, notification.payload]);
+}
+
+/**
+ * A burn block raises the burn tip. Finality is counted from the canonical tip's burn block, so a
+ * burn block alone changes nothing else.
+ */
+export async function raiseBurnTip(q: Queryable, burnBlockHeight: number): Promise<void> {
+  await q.query("UPDATE control.chain_tip SET burn_block_height = GREATEST(burn_block_height, $1)", [burnBlockHeight]);
 }

@@ -8,6 +8,8 @@ import * as subgraphs from "./migrations/0003-subgraphs.js";
 import * as webhooks from "./migrations/0004-webhooks.js";
 import * as subgraphProgress from "./migrations/0005-subgraph-progress.js";
 import * as minerRewards from "./migrations/0006-miner-rewards.js";
+import * as reorgForkPoint from "./migrations/0007-reorg-fork-point.js";
+import * as finality from "./migrations/0008-finality.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -23,6 +25,8 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 4, name: webhooks.name, sql: webhooks.sql },
   { version: 5, name: subgraphProgress.name, sql: subgraphProgress.sql },
   { version: 6, name: minerRewards.name, sql: minerRewards.sql },
+  { version: 7, name: reorgForkPoint.name, sql: reorgForkPoint.sql },
+  { version: 8, name: finality.name, sql: finality.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */

@@ -10,7 +10,7 @@
  *   row per webhook that had applies the receiver may have seen, listing them (≤ 500, `truncated`).
  */
 import { randomUUID } from "node:crypto";
-import type { BlockHooks, ReorgRecord } from "../chain/ingest.js";
+import type { BlockHooks } from "../chain/ingest.js";
 import type { Queryable } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import { applyType, buildApplyData, buildRollbackData, type ChainApplyData, ROLLBACK_TYPE } from "./chain-payload.js";
@@ -29,7 +29,8 @@ export interface ChainOutboxDeps {
 
 /** Applies the receiver may have seen, per webhook, collected by revertBlock during one reorg. */
 interface PendingRollback {
-  lowestHeight: number;
+  /** The reorg's fork point: the lowest height it orphans (README "Reorgs"). */
+  forkPointHeight: number;
   byWebhook: Map<string, ChainApplyData[]>;
   flushed: boolean;
 }
@@ -39,11 +40,11 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
   // One entry per block transaction in a reorg (the ingestor passes the same Queryable to every hook).
   const pending = new WeakMap<Queryable, PendingRollback>();
 
-  async function flushRollback(q: Queryable, forkPointHeight?: number): Promise<number> {
+  async function flushRollback(q: Queryable): Promise<number> {
     const p = pending.get(q);
     if (!p || p.flushed) return 0;
     p.flushed = true;
-    const fork = forkPointHeight ?? p.lowestHeight - 1;
+    const fork = p.forkPointHeight;
     const rows: OutboxInsert[] = [];
     for (const [webhookId, applies] of p.byWebhook) {
       if (!applies.length) continue;
@@ -99,7 +100,7 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
       if (written) await notifyWorkers(q);
     },
 
-    async revertBlock(q, ref) {
+    async revertBlock(q, ref, forkPointHeight) {
       const { rows } = await q.query<{
         webhook_id: string;
         dedupe_kind: string;
@@ -118,10 +119,9 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
       );
       let p = pending.get(q);
       if (!p || p.flushed) {
-        p = { lowestHeight: ref.height, byWebhook: new Map(), flushed: false };
+        p = { forkPointHeight, byWebhook: new Map(), flushed: false };
         pending.set(q, p);
       }
-      p.lowestHeight = Math.min(p.lowestHeight, ref.height);
       // Newest first: keep each webhook's list in block order by prepending this (older) block's rows.
       const seen = new Map<string, ChainApplyData[]>();
       for (const r of rows) {
@@ -138,8 +138,8 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
       }
     },
 
-    async onReorg(q, record: ReorgRecord) {
-      if (await flushRollback(q, record.forkPointHeight)) await notifyWorkers(q);
+    async onReorg(q) {
+      if (await flushRollback(q)) await notifyWorkers(q);
       pending.delete(q);
     },
   };

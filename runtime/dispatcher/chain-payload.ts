@@ -127,7 +127,8 @@ export function buildApplyData(input: ApplyInput): ChainApplyData {
 
 /**
  * Rollback `data` for the applies a reorg orphaned: at most 500 entries; `truncated` tells the
- * receiver to treat everything at or above the fork point as orphaned.
+ * receiver to treat everything at or above `fork_point_height` — the lowest orphaned height
+ * (README "Reorgs") — as orphaned.
  */
 export function buildRollbackData(forkPointHeight: number, orphaned: readonly ChainApplyData[]): RollbackData {
   const entries = orphaned.slice(0, MAX_ORPHANED).map((a) => ({ tx_id: a.tx_id, event: a.event }));

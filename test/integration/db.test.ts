@@ -6,8 +6,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIngestor } from "../../runtime/chain/ingest.js";
 import { acquireDataDirLock } from "../../runtime/db/index.js";
 import { CORE_MIGRATIONS, migrate } from "../../runtime/db/migrate.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
 import { type TestDb, TEST_DB_KIND, createTestDb } from "../support/db.js";
 import { waitFor } from "../support/service.js";
 
@@ -108,6 +110,98 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
     await t.db.query("DELETE FROM control.subgraphs WHERE name = 'alpha'");
     const left = await t.db.query<{ name: string }>("SELECT name FROM control.subgraph_progress");
     expect(left.rows.map((r) => r.name)).toEqual(["beta"]);
+  });
+
+  it("migration 7 turns stored fork points (common ancestor) into the lowest orphaned height", async () => {
+    for (const schema of ["chain", "control"]) await t.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await migrate(
+      t.db,
+      CORE_MIGRATIONS.filter((m) => m.version < 7),
+    );
+    // As written before: a reorg whose common ancestor is 29 orphaned block 30.
+    await t.db.query(
+      `INSERT INTO chain.reorgs (fork_point_height, orphaned_from_height, orphaned_to_height, orphaned_blocks,
+         applied_blocks, old_tip_hash, old_tip_height, new_tip_hash, new_tip_height)
+       VALUES (29, 30, 30, '[]', '[]', '0xa', 30, '0xb', 31)`,
+    );
+    await t.db.query(
+      `INSERT INTO control.webhooks (id, name, kind, url, format, timeout_ms, max_attempts, concurrency, secret_sealed)
+       VALUES ('wh_1', 'one', 'chain', 'http://127.0.0.1:1/', 'standard-webhooks', 1000, 3, 1, 'sealed')`,
+    );
+    const rollback = '{"action":"rollback","fork_point_height":29,"orphaned":[{"tx_id":"0x1"}],"truncated":true}';
+    for (const [delivery, status] of [
+      ["msg_pending", "pending"],
+      ["msg_dead", "dead"],
+      ["msg_sent", "delivered"],
+    ]) {
+      await t.db.query(
+        `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index,
+           block_hash, block_height, data, status)
+         VALUES ('wh_1', $1, 'chain.reorg.rollback', 'rollback', '', -1, $1, 29, $2, $3)`,
+        [delivery, rollback, status],
+      );
+    }
+    expect(
+      await migrate(
+        t.db,
+        CORE_MIGRATIONS.filter((m) => m.version <= 7),
+      ),
+    ).toEqual([7]);
+    const reorgs = await t.db.query<{ fork_point_height: number }>("SELECT fork_point_height FROM chain.reorgs");
+    expect(reorgs.rows.map((r) => r.fork_point_height)).toEqual([30]);
+    const outbox = await t.db.query<{ delivery_id: string; block_height: number; data: string }>(
+      "SELECT delivery_id, block_height, data::text AS data FROM control.webhook_outbox ORDER BY delivery_id",
+    );
+    const converted = rollback.replace('"fork_point_height":29', '"fork_point_height":30');
+    // Not yet delivered: converted, keys in the same order; delivered: kept as it was sent.
+    expect(outbox.rows.map((r) => [r.delivery_id, r.block_height, JSON.stringify(JSON.parse(r.data))])).toEqual([
+      ["msg_dead", 30, converted],
+      ["msg_pending", 30, converted],
+      ["msg_sent", 29, rollback],
+    ]);
+  });
+
+  it("migration 8 finds the undecided branch tying the tip; the service's recomputation keeps finality below it", async () => {
+    for (const schema of ["chain", "control"]) await t.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await migrate(
+      t.db,
+      CORE_MIGRATIONS.filter((m) => m.version < 8),
+    );
+    // Canonical a1..a5 (burn 101..105); b4 → b5 a branch from a3 tying the tip; c2 a stale side block.
+    const blocks: [string, number, string, number, boolean][] = [
+      ["a1", 1, "a0", 101, true],
+      ["a2", 2, "a1", 102, true],
+      ["a3", 3, "a2", 103, true],
+      ["a4", 4, "a3", 104, true],
+      ["a5", 5, "a4", 105, true],
+      ["b4", 4, "a3", 104, false],
+      ["b5", 5, "b4", 105, false],
+      ["c2", 2, "a1", 102, false],
+    ];
+    for (const [hash, height, parent, burn, canonical] of blocks) {
+      await t.db.query(
+        `INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash, parent_block_hash,
+           burn_block_hash, burn_block_height, burn_block_time, block_time, tx_count, event_count, canonical)
+         VALUES ($1, $1, $2, $3, $3, 'burn', $4, 0, 0, 0, 0, $5)`,
+        [hash, height, parent, burn, canonical],
+      );
+    }
+    // As the boundary was computed before (from the burn tip): everything final.
+    await t.db.query(
+      "UPDATE control.chain_tip SET index_block_hash = 'a5', block_height = 5, burn_block_height = 200, finalized_height = 5",
+    );
+    expect(await migrate(t.db)).toEqual([8]);
+    const tip = async () =>
+      (
+        await t.db.query<{ contested: number | null; high: number | null; fin: number | null; below: string }>(
+          `SELECT contested_from_height AS contested, finalized_high_water AS high, finalized_height AS fin,
+                  reorgs_below_finality AS below FROM control.chain_tip`,
+        )
+      ).rows[0];
+    expect(await tip()).toEqual({ contested: 4, high: 5, fin: 5, below: "0" });
+    // One confirmation: a4 is deep enough (burn 104 <= 105 - 1) but contested by b4; a3 is final.
+    await createIngestor({ db: t.db, logger: silentLogger, finalityBurnConfirmations: 1 }).refreshFinality();
+    expect(await tip()).toEqual({ contested: 4, high: 5, fin: 3, below: "0" });
   });
 });
 

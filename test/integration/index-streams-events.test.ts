@@ -177,19 +177,20 @@ describe.skipIf(!hasFixtures)("reorgs on the Index and Streams lists", () => {
       const model = modelChain(fixture.requests);
       const page = await getPage(`${service.apiUrl}/v1/index/events?from_height=29&to_height=31&limit=1000`);
       expect(page.events.map(pick)).toEqual(model.events.filter((e) => e.block_height >= 29 && e.block_height <= 31));
-      expect(page.reorgs.map((r) => r.fork_point_height)).toContain(29);
-      const reorg = page.reorgs.find((r) => r.fork_point_height === 29) as Record<string, unknown>;
+      // Blocks 30a and 30b compete on block 29; 31 builds on 30b: the lowest orphaned height is 30.
+      expect(page.reorgs.map((r) => r.fork_point_height)).toContain(30);
+      const reorg = page.reorgs.find((r) => r.fork_point_height === 30) as Record<string, unknown>;
       expect(reorg).toMatchObject({ orphaned_from_height: 30, orphaned_to_height: 30 });
       const orphaned = (reorg.orphaned_blocks as { index_block_hash: string }[]).map((b) => b.index_block_hash);
       for (const h of orphaned) expect(model.orphanedHashes.has(h)).toBe(true);
-      // resume_cursor: the last canonical event at or below the fork point.
-      const atOrBelow = model.events.filter((e) => e.block_height <= 29);
-      expect(reorg.resume_cursor).toBe(atOrBelow[atOrBelow.length - 1]?.cursor ?? "");
+      // resume_cursor: the last canonical event below the fork point.
+      const below = model.events.filter((e) => e.block_height < 30);
+      expect(reorg.resume_cursor).toBe(below[below.length - 1]?.cursor ?? "");
       // A page far from the fork lists no reorg.
       const early = await getPage(`${service.apiUrl}/v1/index/events?to_height=20&limit=1000`);
       expect(early.reorgs).toEqual([]);
       const streams = await getPage(`${service.apiUrl}/v1/streams/events?cursor=29:0&limit=1000`);
-      expect(streams.reorgs.map((r) => r.fork_point_height)).toContain(29);
+      expect(streams.reorgs.map((r) => r.fork_point_height)).toContain(30);
     } finally {
       await service.stop();
     }
@@ -217,15 +218,15 @@ describe.skipIf(!hasFixtures)("reorgs on the Index and Streams lists", () => {
       const next = await getPage(`${service.apiUrl}/v1/index/events?cursor=${held}&limit=1000`);
       expect(next.reorgs).toHaveLength(1);
       const reorg = next.reorgs[0];
-      expect(reorg.fork_point_height).toBe(1);
+      expect(reorg.fork_point_height).toBe(2);
       // Orphaned h2a events are gone from every later page.
       const orphanedH2 = before.events.filter((e) => e.block_height === 2).map((e) => e.index_block_hash);
       for (const e of next.events) expect(orphanedH2).not.toContain(e.index_block_hash);
-      // Re-reading from resume_cursor yields exactly the canonical events above the fork point.
+      // Re-reading from resume_cursor yields exactly the canonical events at and above the fork point.
       const reread = await walk(service.apiUrl, "/v1/index/events", {}, 4);
       expect(reread.events.map(pick)).toEqual(after.events);
       const resumed = await getPage(`${service.apiUrl}/v1/index/events?cursor=${reorg.resume_cursor}&limit=1000`);
-      expect(resumed.events.map(pick)).toEqual(after.events.filter((e) => e.block_height > 1));
+      expect(resumed.events.map(pick)).toEqual(after.events.filter((e) => e.block_height >= 2));
     } finally {
       await service.stop();
     }

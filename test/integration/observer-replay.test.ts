@@ -103,8 +103,8 @@ describe.skipIf(!hasFixtures)("observer replay of recorded fixtures", () => {
 
   it("the named quirks are present in the fixtures (guards the model itself)", () => {
     const byName = new Map(fixtureCases().map((c) => [c.name, expectedChain(c.requests)]));
-    expect(byName.get("mainnet-reorg-scenario1.tsv")?.reorgForkPoints).toContain(29);
-    expect(byName.get("mainnet-reorg-scenario2.tsv")?.reorgForkPoints).toEqual([1]);
+    expect(byName.get("mainnet-reorg-scenario1.tsv")?.reorgForkPoints).toContain(30);
+    expect(byName.get("mainnet-reorg-scenario2.tsv")?.reorgForkPoints).toEqual([2]);
     // balance-reorg: the late second h2 block never wins.
     expect(byName.get("balance-reorg.tsv.gz")?.reorgForkPoints).toEqual([]);
     const poison = fixtureCases().find((c) => c.name === "poisonmicroblock.tsv");

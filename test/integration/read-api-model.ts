@@ -142,7 +142,7 @@ export { openSse, type SseClient, type SseItem } from "../support/sse.js";
 import type { SseItem } from "../support/sse.js";
 import { NODE_TYPE_TO_OURS } from "../support/chain-model.js";
 
-/** Applies the SSE client contract: events append; a reorg drops everything above its fork point. */
+/** Applies the SSE client contract: events append; a reorg drops everything at or above its fork point. */
 export function applyFrames(items: SseItem[]): {
   events: Record<string, unknown>[];
   reorgs: Record<string, unknown>[];
@@ -155,7 +155,7 @@ export function applyFrames(items: SseItem[]): {
     if (item.event === "reorg") {
       reorgs.push(data);
       const fork = data.fork_point_height as number;
-      while (events.length && (events[events.length - 1].block_height as number) > fork) events.pop();
+      while (events.length && (events[events.length - 1].block_height as number) >= fork) events.pop();
     } else {
       events.push(data);
     }

@@ -86,7 +86,7 @@ describe("event stream", () => {
         await eventually(() => received(stream), after.events);
         const { events, reorgs } = applyFrames(stream.items);
         expect(reorgs).toHaveLength(1);
-        expect(reorgs[0]).toMatchObject({ fork_point_height: 1, orphaned_from_height: 2, orphaned_to_height: 2 });
+        expect(reorgs[0]).toMatchObject({ fork_point_height: 2, orphaned_from_height: 2, orphaned_to_height: 2 });
         const reorgFrame = stream.items.find((i) => i.kind === "event" && i.event === "reorg");
         expect(reorgFrame?.kind === "event" && reorgFrame.id).toBe(reorgs[0].resume_cursor);
         expect(events.map(pick)).toEqual(after.events);

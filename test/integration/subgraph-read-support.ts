@@ -539,8 +539,8 @@ export async function commitBlock(db: Db, work: (q: Queryable) => Promise<void> 
 
 /**
  * A hand-made reorg: deletes the rows `removeAboveId` of `sqlName` (what the engine's revert does
- * to rows created above the fork point), records it in chain.reorgs, advances the tip and the
- * reorg count, and notifies — as ingest does.
+ * to rows created at or above the fork point, the lowest orphaned height), records it in
+ * chain.reorgs, advances the tip and the reorg count, and notifies — as ingest does.
  */
 export async function commitReorg(
   db: Db,
@@ -556,7 +556,7 @@ export async function commitReorg(
       `INSERT INTO chain.reorgs (fork_point_height, orphaned_from_height, orphaned_to_height, orphaned_blocks, applied_blocks,
          old_tip_hash, old_tip_height, new_tip_hash, new_tip_height)
        VALUES ($1, $2, $3, '[]'::jsonb, '[]'::jsonb, '0xold', $3, '0xnew', $4)`,
-      [forkPointHeight, forkPointHeight + 1, tip, tip + 1],
+      [forkPointHeight, forkPointHeight, tip, tip + 1],
     );
     await q.query("UPDATE control.chain_tip SET block_height = block_height + 1, reorg_count = reorg_count + 1");
     await q.query("SELECT pg_notify('sluice_chain', '{\"type\":\"reorg\"}')");

@@ -74,7 +74,8 @@ interface ExpectedRollback {
 /**
  * Independent model of the fixture: replays arrivals; the tip moves to a strictly higher block;
  * a move whose parent is not the tip orphans the old ancestry above the common ancestor. Each such
- * switch is one expected rollback listing the committed stx transfers of the orphaned blocks.
+ * switch is one expected rollback, at the common ancestor's height + 1 (README "Reorgs"), listing
+ * the committed stx transfers of the orphaned blocks.
  */
 function expectedRollbacks(requests: { path: string; body: string }[]): ExpectedRollback[] {
   const seen = new Map<string, RawBlock>();
@@ -107,7 +108,7 @@ function expectedRollbacks(requests: { path: string; body: string }[]): Expected
               `${e.txid}|${e.stx_transfer_event.sender}|${e.stx_transfer_event.recipient}|${e.stx_transfer_event.amount}`,
           ),
       );
-      out.push({ forkPoint: x.block_height, orphaned: orphaned.sort() });
+      out.push({ forkPoint: x.block_height + 1, orphaned: orphaned.sort() });
     }
     tip = b;
   }

@@ -35,7 +35,8 @@ export interface ExpectedChain {
   eventCounts: Record<string, number>;
   /** Every canonical committed event as `${height}:${txid}:${nodeEventIndex}`. */
   eventKeys: string[];
-  /** Fork points of the tip switches that orphaned at least one block, in arrival order. */
+  /** Fork points (lowest orphaned height = common ancestor's height + 1, README "Reorgs") of the
+   * tip switches that orphaned at least one block, in arrival order. */
   reorgForkPoints: number[];
 }
 
@@ -94,7 +95,7 @@ export function expectedChain(requests: RawRequest[]): ExpectedChain {
     for (let x = cur; x; x = seen.get(x.parent_index_block_hash)) oldAncestry.add(x.index_block_hash);
     let fork: RawBlock | undefined = seen.get(b.parent_index_block_hash);
     while (fork && !oldAncestry.has(fork.index_block_hash)) fork = seen.get(fork.parent_index_block_hash);
-    if (fork && fork.block_height < cur.block_height) reorgForkPoints.push(fork.block_height);
+    if (fork && fork.block_height < cur.block_height) reorgForkPoints.push(fork.block_height + 1);
     cur = b;
   }
   return {
@@ -107,4 +108,100 @@ export function expectedChain(requests: RawRequest[]): ExpectedChain {
     eventCounts,
     eventKeys: eventKeys.sort(),
   };
+}
+
+export interface FinalityStep {
+  /** The finality boundary after the request (README "Finality"). */
+  finalizedHeight: number | null;
+  /** Reorgs so far that orphaned a height once reported final. */
+  reorgsBelowFinality: number;
+}
+
+export interface ExpectedFinality {
+  /** One entry per request, in order. */
+  steps: FinalityStep[];
+  /** Per reorg (a tip switch that orphaned blocks), in order: its fork point and whether it went below finality. */
+  reorgs: { forkPointHeight: number; belowFinality: boolean }[];
+}
+
+/**
+ * The finality boundary after each request, written literally from the rule in README
+ * "Finality": the highest canonical height whose block's burn height is at least `confirmations`
+ * below the canonical tip block's burn height, and below every non-canonical branch whose newest
+ * block ties the tip's height (lowest height of the branch's non-canonical blocks). A reorg goes
+ * below finality when it orphans a height at or below the highest boundary reported since the
+ * last such reorg.
+ */
+export function expectedFinality(requests: RawRequest[], confirmations: number): ExpectedFinality {
+  const seen = new Map<string, RawBlock>();
+  const steps: FinalityStep[] = [];
+  const reorgs: ExpectedFinality["reorgs"] = [];
+  let tip: RawBlock | null = null;
+  let finalized: number | null = null;
+  let highWater: number | null = null;
+  let belowCount = 0;
+  const ancestry = (b: RawBlock | null) => {
+    const out = new Set<string>();
+    for (let x = b; x; x = seen.get(x.parent_index_block_hash)) out.add(x.index_block_hash);
+    return out;
+  };
+  for (const r of requests) {
+    let reorgedBelow = false;
+    if (r.path === "/new_block") {
+      const b = JSON.parse(r.body);
+      if (!seen.has(b.index_block_hash)) {
+        seen.set(b.index_block_hash, b);
+        if (!tip || b.parent_index_block_hash === tip.index_block_hash) tip = b;
+        else if (b.block_height > tip.block_height) {
+          const newChain = ancestry(b);
+          const orphanedHeights: number[] = [];
+          for (let x: RawBlock | undefined = tip; x && !newChain.has(x.index_block_hash); ) {
+            orphanedHeights.push(x.block_height);
+            x = seen.get(x.parent_index_block_hash);
+          }
+          if (orphanedHeights.length) {
+            // The lowest height the new branch replaces: its lowest block not on the old chain.
+            const oldChain = ancestry(tip);
+            let floor = b.block_height;
+            for (let x: RawBlock | undefined = b; x && !oldChain.has(x.index_block_hash); ) {
+              floor = x.block_height;
+              x = seen.get(x.parent_index_block_hash);
+            }
+            const below = highWater !== null && floor <= highWater;
+            reorgs.push({ forkPointHeight: floor, belowFinality: below });
+            if (below) {
+              belowCount++;
+              reorgedBelow = true;
+            }
+          }
+          tip = b;
+        }
+      }
+    }
+    if (tip) {
+      const canonical = ancestry(tip);
+      let contested = Number.POSITIVE_INFINITY;
+      for (const b of seen.values()) {
+        if (canonical.has(b.index_block_hash) || b.block_height !== tip.block_height) continue;
+        for (let x: RawBlock | undefined = b; x && !canonical.has(x.index_block_hash); ) {
+          contested = Math.min(contested, x.block_height);
+          x = seen.get(x.parent_index_block_hash);
+        }
+      }
+      const ceiling = tip.burn_block_height - confirmations;
+      finalized = null;
+      for (const hash of canonical) {
+        const b = seen.get(hash);
+        if (
+          b.burn_block_height <= ceiling &&
+          b.block_height < contested &&
+          (finalized === null || b.block_height > finalized)
+        )
+          finalized = b.block_height;
+      }
+    }
+    highWater = reorgedBelow ? finalized : finalized === null ? highWater : Math.max(highWater ?? finalized, finalized);
+    steps.push({ finalizedHeight: finalized, reorgsBelowFinality: belowCount });
+  }
+  return { steps, reorgs };
 }

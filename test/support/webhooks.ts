@@ -80,15 +80,20 @@ interface Applied {
   txId: string;
   eventIndex: number;
   type: string;
+  blockHeight: number;
 }
 
 /**
  * Folds a receiver's successful standard-webhooks chain deliveries in arrival order, deduplicated
  * by `webhook-id`: an apply adds `<block_hash>:<tx_id>:<event_index>`; a rollback removes, for each
- * orphaned entry, the latest earlier apply of that tx and event. Returns the surviving keys and
- * the rollbacks seen.
+ * orphaned entry, the latest earlier apply of that tx and event — or, with `rule: "fork-point"`,
+ * every apply at or above its `fork_point_height` (what SPEC.md tells a receiver to do with a
+ * `truncated` rollback). Returns the surviving keys and the rollbacks seen.
  */
-export function foldChainDeliveries(receiver: Receiver): {
+export function foldChainDeliveries(
+  receiver: Receiver,
+  { rule = "orphaned" }: { rule?: "orphaned" | "fork-point" } = {},
+): {
   applied: Set<string>;
   rollbacks: Record<string, unknown>[];
 } {
@@ -103,6 +108,11 @@ export function foldChainDeliveries(receiver: Receiver): {
     const body = JSON.parse(r.body) as { type: string; data: Record<string, unknown> };
     if (body.type === "chain.reorg.rollback") {
       rollbacks.push(body.data);
+      if (rule === "fork-point") {
+        const fork = body.data.fork_point_height as number;
+        for (let i = applied.length - 1; i >= 0; i--) if (applied[i].blockHeight >= fork) applied.splice(i, 1);
+        continue;
+      }
       for (const o of body.data.orphaned as { tx_id: string; event: { event_index: number; type: string } }[]) {
         for (let i = applied.length - 1; i >= 0; i--) {
           const a = applied[i];
@@ -119,6 +129,7 @@ export function foldChainDeliveries(receiver: Receiver): {
         txId: String(body.data.tx_id),
         eventIndex: event.event_index,
         type: event.type,
+        blockHeight: Number(body.data.block_height),
       });
     }
   }

@@ -19,6 +19,7 @@ const tip = (over: Partial<TipSnapshot> = {}): TipSnapshot => ({
   tipHeight: 100,
   finalizedHeight: 90,
   reorgCount: 1,
+  reorgsBelowFinality: 0,
   horizon: { height: 100, index: 4 },
   ...over,
 });
@@ -29,6 +30,7 @@ describe("planPage", () => {
     expect(planPage(q({ after: p(10, 1), requestCursor: p(10, 1) }), tip(), [p(10, 2), p(11, 0), p(12, 5)])).toEqual({
       nextCursor: "12:5",
       reorgRange: { low: 10, high: 12 },
+      settledHeight: 12,
       immutable: true,
     });
   });
@@ -41,6 +43,7 @@ describe("planPage", () => {
     expect(planPage(q({ after: p(95, 0), requestCursor: p(95, 0) }), tip(), [p(99, 1)])).toEqual({
       nextCursor: "100:4",
       reorgRange: { low: 95, high: 100 },
+      settledHeight: null,
       immutable: false,
     });
   });
@@ -64,9 +67,16 @@ describe("planPage", () => {
 
   it("no reorg ever, or an empty chain: nothing to look up", () => {
     expect(planPage(q(), tip({ reorgCount: 0 }), []).reorgRange).toBeNull();
-    expect(planPage(q(), { tipHeight: null, finalizedHeight: null, reorgCount: 0, horizon: null }, [])).toEqual({
+    expect(
+      planPage(
+        q(),
+        { tipHeight: null, finalizedHeight: null, reorgCount: 0, reorgsBelowFinality: 0, horizon: null },
+        [],
+      ),
+    ).toEqual({
       nextCursor: "",
       reorgRange: null,
+      settledHeight: null,
       immutable: false,
     });
   });

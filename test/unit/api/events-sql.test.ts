@@ -98,7 +98,7 @@ describe("compileListPage: tip, horizon and page in one statement (one snapshot)
     expect(c.params).toEqual([40, 3, 1, "SPA", 7]);
     const sql = squash(c.sql);
     expect(sql).toContain(
-      "FROM ( SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, LEAST(t.block_height, COALESCE($1::integer, t.block_height)) AS max_height FROM control.chain_tip t LIMIT 1) tip",
+      "FROM ( SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality, LEAST(t.block_height, COALESCE($1::integer, t.block_height)) AS max_height FROM control.chain_tip t LIMIT 1) tip",
     );
     expect(sql).toContain(
       "WHERE e.canonical AND e.committed AND e.block_height <= tip.max_height ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) h ON true",
@@ -134,6 +134,7 @@ describe("tip and reorg reads", () => {
     expect(sql).toContain(
       "WHERE r.orphaned_from_height <= $1 AND r.orphaned_to_height >= $2 ORDER BY r.id DESC LIMIT $3) x ORDER BY id",
     );
-    expect(sql).toContain("e.block_height <= r.fork_point_height");
+    // resume_cursor: the last canonical event below the fork point (the lowest orphaned height).
+    expect(sql).toContain("e.block_height < r.fork_point_height");
   });
 });

@@ -31,19 +31,19 @@ const cases: { name: string; input: ForkChoiceInput; want: ReturnType<typeof pla
     want: { kind: "side" },
   },
   {
-    name: "a child of a side block beats the tip: switch at the fork point, branch oldest first",
+    name: "a child of a side block beats the tip: switch from the common ancestor's height + 1, branch oldest first",
     input: {
       tip: tip("a5", 5),
       block: ref("b6", 6, "b5"),
       branch: [ref("b5", 5, "b4"), ref("b4", 4, "a3")],
       forkBase: ref("a3", 3, "a2"),
     },
-    want: { kind: "switch", forkPointHeight: 3, apply: ["b4", "b5", "b6"], gap: false },
+    want: { kind: "switch", forkPointHeight: 4, apply: ["b4", "b5", "b6"], gap: false },
   },
   {
     name: "a block whose ancestry is unknown but higher: follow it without rolling back below the gap",
     input: { tip: tip("a5", 5), block: ref("x9", 9, "x8"), branch: [], forkBase: null },
-    want: { kind: "switch", forkPointHeight: 8, apply: ["x9"], gap: true },
+    want: { kind: "switch", forkPointHeight: 9, apply: ["x9"], gap: true },
   },
 ];
 

@@ -16,6 +16,7 @@ const status = (
     canonical_transactions: 0,
     canonical_events: events,
     reorgs: 2,
+    reorgs_below_finality: 0,
     malformed_payloads: 0,
     journal_pending: 0,
     ...extra,

@@ -149,9 +149,9 @@ describe("rollback data", () => {
     });
 
   it("lists { tx_id, event } without the trigger tag", () => {
-    expect(buildRollbackData(2, [apply(1)])).toEqual({
+    expect(buildRollbackData(3, [apply(1)])).toEqual({
       action: "rollback",
-      fork_point_height: 2,
+      fork_point_height: 3,
       orphaned: [{ tx_id: "0x1", event: apply(1).event }],
       truncated: false,
     });
