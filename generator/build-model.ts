@@ -18,6 +18,11 @@ export type BuildResult = { ok: true; model: SubgraphModel } | { ok: false; erro
 
 /** Column names the list/stream routes use as query parameters (SPEC.md "List and count query parameters"). */
 const RESERVED_COLUMN_NAMES = ["cursor", "since"];
+/**
+ * PostgreSQL's system columns: every table has them, so CREATE TABLE refuses a column of that name.
+ * (The engine's own system columns start with "_", which the column-name pattern already refuses.)
+ */
+const PG_SYSTEM_COLUMNS = ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"];
 const SEARCHABLE_TYPES: readonly string[] = ["text", "principal"];
 /** generatedAt when a spec has no `released` date. */
 const EPOCH = "1970-01-01T00:00:00.000Z";
@@ -59,6 +64,9 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
       const attributes = column.attributes ?? [];
       if (RESERVED_COLUMN_NAMES.includes(columnName)) {
         report.at(path, `column name "${columnName}" is reserved (it is a query parameter of the table routes)`, "key");
+      }
+      if (PG_SYSTEM_COLUMNS.includes(columnName)) {
+        report.at(path, `column name "${columnName}" is reserved (it is a PostgreSQL system column)`, "key");
       }
       const searchable = attributes.includes("searchable");
       if (searchable && !SEARCHABLE_TYPES.includes(column.type)) {

@@ -38,18 +38,11 @@ export async function generate(inputs: readonly SpecInput[]): Promise<GenerateRe
     const result = modelSpec(input);
     if (!result.ok) {
       errors.push(...result.errors);
-    } else if (models.some((m) => m.name === result.model.name)) {
-      const line = input.text.split("\n").findIndex((text) => /^name\s*:/.test(text)) + 1;
-      errors.push({
-        file: input.file,
-        line: Math.max(line, 1),
-        col: 1,
-        path: "name",
-        message: `subgraph name "${result.model.name}" is already used by another spec`,
-      });
-    } else {
-      models.push(result.model);
+      continue;
     }
+    const clash = models.find((m) => m.pgSchema === result.model.pgSchema);
+    if (clash === undefined) models.push(result.model);
+    else errors.push(nameClash(input, result.model, clash));
   }
   if (errors.length > 0) return { ok: false, errors: sortSpecErrors(errors) };
   models.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -59,4 +52,19 @@ export async function generate(inputs: readonly SpecInput[]): Promise<GenerateRe
   }
   files.set("index.ts", emitIndex(models.map((m) => m.name)));
   return { ok: true, files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+}
+
+/** Two specs whose names give one PostgreSQL schema (the same name, or names differing in - and _). */
+function nameClash(input: SpecInput, model: SubgraphModel, clash: SubgraphModel): SpecError {
+  const line = input.text.split("\n").findIndex((text) => /^name\s*:/.test(text)) + 1;
+  return {
+    file: input.file,
+    line: Math.max(line, 1),
+    col: 1,
+    path: "name",
+    message:
+      clash.name === model.name
+        ? `subgraph name "${model.name}" is already used by another spec`
+        : `subgraph name "${model.name}" maps to the PostgreSQL schema ${model.pgSchema} of "${clash.name}" (- and _ both become _); rename one`,
+  };
 }

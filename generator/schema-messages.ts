@@ -82,6 +82,16 @@ function translate(error: ErrorObject): Translated | null {
     case "minProperties":
     case "minItems":
       return { path, target: "value", message: `${dottedPath(path)} must not be empty` };
+    case "maxProperties":
+    case "maxItems": {
+      const count = error.data !== null && typeof error.data === "object" ? Object.keys(error.data).length : 0;
+      const limit = (error.params as { limit: number }).limit;
+      return {
+        path,
+        target: "value",
+        message: `${dottedPath(path)} has ${count} entries; at most ${limit} are allowed`,
+      };
+    }
     case "uniqueItems":
       return { path, target: "value", message: `${dottedPath(path)} lists the same item twice` };
   }

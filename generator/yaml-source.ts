@@ -1,9 +1,25 @@
 /**
  * A YAML document with source positions (STYLE.md "Generator": spec errors carry line and
  * column). Parses with the `yaml` package and maps spec paths back to key or value positions.
+ * Aliases may expand to at most MAX_ALIAS_EXPANSIONS nodes, so a small document cannot blow up
+ * into a huge value (a "billion laughs" alias bomb); past that the document is a spec error.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, type Scalar } from "yaml";
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type Scalar,
+  visit,
+} from "yaml";
 import type { SpecError } from "./spec-error.js";
+
+/** The `yaml` package's maxAliasCount: alias resolutions times the aliases each one contains. */
+export const MAX_ALIAS_EXPANSIONS = 100;
 
 export type SpecPath = readonly (string | number)[];
 
@@ -40,6 +56,12 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     path: "",
     message: `invalid YAML: ${firstLine(error.message)}`,
   }));
+  let value: unknown;
+  if (syntaxErrors.length === 0) {
+    const converted = toPlainValue(doc);
+    if (converted.ok) value = converted.value;
+    else syntaxErrors.push({ file, ...at(firstAliasOffset(doc)), path: "", message: converted.message });
+  }
   const locateNode = (path: SpecPath, target: "key" | "value"): { node: Node | null; offset: number } => {
     let node: unknown = doc.contents;
     let offset = nodeStart(node) ?? 0;
@@ -65,7 +87,7 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   };
   return {
     file,
-    value: syntaxErrors.length === 0 ? doc.toJS() : undefined,
+    value,
     syntaxErrors,
     locate: (path, target = "value") => at(locateNode(path, target).offset),
     locateInString(path, offset) {
@@ -83,6 +105,31 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       return at(start);
     },
   };
+}
+
+/** The document's plain value; an alias that cannot be resolved within the limit is a message. */
+function toPlainValue(doc: Document): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSIONS }) };
+  } catch (error) {
+    // The package reports alias problems (too many expansions, an alias before its anchor) as ReferenceError.
+    if (!(error instanceof ReferenceError)) throw error;
+    const message = /excessive alias count/i.test(error.message)
+      ? `invalid YAML: aliases expand to more than ${MAX_ALIAS_EXPANSIONS} nodes; write the values out instead`
+      : `invalid YAML: ${firstLine(error.message)}`;
+    return { ok: false, message };
+  }
+}
+
+function firstAliasOffset(doc: Document): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function nodeStart(node: unknown): number | undefined {

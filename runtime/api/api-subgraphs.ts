@@ -5,8 +5,10 @@
  *   `text/yaml`, `text/plain`) or JSON (`application/json`). 202 when a backfill from stored
  *   blocks started (new subgraph, or `?replace=true` rebuild), 200 when the spec was unchanged or
  *   migrated in place. 400 SPEC_INVALID with `details.errors` [{file, line, col, path, message}]
- *   (nothing changed); 409 SUBGRAPH_EXISTS for a built-in's name or a breaking change without
- *   `?replace=true` (`details.breaking` lists why); 409 OPERATION_IN_PROGRESS.
+ *   (nothing changed); 400 BODY_TOO_DEEP for a JSON body nested deeper than 64 levels; 409
+ *   SUBGRAPH_EXISTS for a built-in's name, a name sharing another subgraph's PostgreSQL schema
+ *   (`details.conflictsWith`), or a breaking change without `?replace=true` (`details.breaking`
+ *   lists why); 409 OPERATION_IN_PROGRESS.
  * - reindexSubgraph: POST /api/subgraphs/:name/reindex — 202 and the progress; 404
  *   SUBGRAPH_NOT_FOUND; 409 OPERATION_IN_PROGRESS while a backfill or reindex runs.
  * - deleteSubgraph: DELETE /api/subgraphs/:name — 204; 404; 409 BUILT_IN_SUBGRAPH.

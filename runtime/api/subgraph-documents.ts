@@ -4,7 +4,9 @@
  * with `serverUrl` (descriptor) / `servers[0].url` (OpenAPI) set to this instance's base URL and
  * each table's `rowCount` filled in live (subgraph-catalog.ts readRowCount: exact up to a
  * million rows, the planner estimate above). `tables.*.query.sortable` is what `_sort` accepts
- * (the served module's TableMeta).
+ * (the served module's TableMeta). Sources (`sources`, `x-subgraph-sources`, and the metadata
+ * route's `sources`) are the module's, with every `${config.X}` resolved for this instance's
+ * network by servedSources; the committed generated/ files stay network-independent.
  *
  * Where the documents come from: built-ins from generated/<name>/ (committed output of
  * `make generate`); a subgraph deployed at run time from its spec text in control.subgraphs,
@@ -19,7 +21,9 @@ import { buildModel } from "../../generator/build-model.js";
 import { loadSpec } from "../../generator/load-spec.js";
 import { GENERATED_DIR } from "../../generator/repo-paths.js";
 import type { Config } from "../config/index.js";
+import type { NetworkContracts } from "../config/networks.js";
 import type { Queryable } from "../db/types.js";
+import { substituteConfig } from "../subgraphs/match-source.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
 
 export type DocumentKind = "descriptor" | "openapi";
@@ -88,11 +92,33 @@ async function fromDeployedSpec(db: Queryable, module: SubgraphModule, kind: Doc
   return matches(module, kind, doc) ? doc : null;
 }
 
-/** The descriptor with live `serverUrl`, `rowCount` and the served `sortable` columns. Pure. */
+/** What a served document says about this instance. */
+export interface InstanceFacts {
+  /** instanceBaseUrl of the request. */
+  serverUrl: string;
+  /** The network's contract ids: the values of `${config.X}` (Config.contracts). */
+  contracts: NetworkContracts;
+}
+
+/** The module's sources as documents show them, `{ <name>: { type, ...filter } }`, config resolved. Pure. */
+export function servedSources(module: SubgraphModule, contracts: NetworkContracts): Json {
+  const config: Record<string, string> = { ...contracts };
+  return Object.fromEntries(
+    Object.entries(module.sources).map(([name, source]) => [
+      name,
+      {
+        type: source.type,
+        ...Object.fromEntries(Object.entries(source.filter).map(([f, v]) => [f, substituteConfig(v, config)])),
+      },
+    ]),
+  );
+}
+
+/** The descriptor with live `serverUrl`, `rowCount`, served `sortable` columns and resolved sources. Pure. */
 export function liveDescriptor(
   doc: Json,
   module: SubgraphModule,
-  serverUrl: string,
+  instance: InstanceFacts,
   rowCounts: Record<string, number>,
 ): Json {
   const { $comment: _comment, ...rest } = structuredClone(doc);
@@ -103,11 +129,13 @@ export function liveDescriptor(
     const query = table.query as Json | undefined;
     if (meta && query) query.sortable = [...meta.sortable];
   }
-  return { ...rest, serverUrl };
+  rest.sources = servedSources(module, instance.contracts);
+  return { ...rest, serverUrl: instance.serverUrl };
 }
 
-/** The OpenAPI document with this instance as its server. Pure. */
-export function liveOpenApi(doc: Json, serverUrl: string): Json {
+/** The OpenAPI document with this instance as its server and resolved sources. Pure. */
+export function liveOpenApi(doc: Json, module: SubgraphModule, instance: InstanceFacts): Json {
   const { "x-generated": _generated, ...rest } = structuredClone(doc);
-  return { ...rest, servers: [{ url: serverUrl, description: "This instance." }] };
+  rest["x-subgraph-sources"] = servedSources(module, instance.contracts);
+  return { ...rest, servers: [{ url: instance.serverUrl, description: "This instance." }] };
 }

@@ -15,7 +15,7 @@
  */
 import { notFound, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import { escapeJsonHtml, weakEtag } from "./cache-headers.js";
 import { formatSseRetry, openEventStream } from "./sse.js";
 import {
@@ -29,7 +29,15 @@ import {
   resolveTable,
   resolveTarget,
 } from "./subgraph-catalog.js";
-import { baseDocument, type DocumentKind, instanceBaseUrl, liveDescriptor, liveOpenApi } from "./subgraph-documents.js";
+import {
+  baseDocument,
+  type DocumentKind,
+  type InstanceFacts,
+  instanceBaseUrl,
+  liveDescriptor,
+  liveOpenApi,
+  servedSources,
+} from "./subgraph-documents.js";
 import { encodeCursor } from "./subgraph-query/cursor.js";
 import {
   SORT_KEY_ALIAS,
@@ -134,7 +142,7 @@ export const getSubgraph: ApiHandler = async (req, res, ctx) => {
     description: module.description,
     schemaHash: module.schemaHash,
     generatedAt: module.generatedAt,
-    sources: Object.fromEntries(Object.entries(module.sources).map(([n, s]) => [n, { type: s.type, ...s.filter }])),
+    sources: servedSources(module, ctx.config.contracts),
     tables,
     tip: await readTip(ctx, module.name),
     progress: await readProgress(ctx, module.name),
@@ -156,12 +164,16 @@ async function servedDocument(ctx: HandlerContext, module: SubgraphModule, kind:
   return doc;
 }
 
+function instanceFacts(req: Request, ctx: HandlerContext): InstanceFacts {
+  return { serverUrl: instanceBaseUrl(req.headers.host, ctx.config), contracts: ctx.config.contracts };
+}
+
 /** GET /v1/subgraphs/:name/openapi.json */
 export const getSubgraphOpenApi: ApiHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const module = await resolveSubgraph(ctx, param(req.params.name));
   const doc = await servedDocument(ctx, module, "openapi");
-  res.json(liveOpenApi(doc, instanceBaseUrl(req.headers.host, ctx.config)));
+  res.json(liveOpenApi(doc, module, instanceFacts(req, ctx)));
 };
 
 /** GET /v1/subgraphs/:name/descriptor.json */
@@ -169,7 +181,7 @@ export const getSubgraphDescriptor: ApiHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const module = await resolveSubgraph(ctx, param(req.params.name));
   const doc = await servedDocument(ctx, module, "descriptor");
-  res.json(liveDescriptor(doc, module, instanceBaseUrl(req.headers.host, ctx.config), await rowCounts(ctx, module)));
+  res.json(liveDescriptor(doc, module, instanceFacts(req, ctx), await rowCounts(ctx, module)));
 };
 
 async function targetOf(req: { params: Record<string, unknown> }, ctx: HandlerContext): Promise<TableTarget> {

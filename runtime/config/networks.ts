@@ -16,7 +16,14 @@ export interface NetworkContracts {
 }
 
 const MAINNET_SBTC_DEPLOYER = "SM3VDXK3WZZSA84XXFKAFAF15NNZX32CTSG82JFQ4";
-const TESTNET_SBTC_DEPLOYER = "SN3R84XZYA63QS28932XQF3G1J8R9PC3W76P9CSQS";
+/**
+ * The sBTC protocol deployment on the public testnet (sbtc-registry, sbtc-token, sbtc-deposit…
+ * under one multisig deployer): the canonical testnet address on docs.stacks.co's sBTC pages and
+ * in Clarinet's and the Hiro explorer's network tables. (SN3R84XZ…CSQS is the deployer of the
+ * sbtc repository's local devenv; ST1F7QA2…VGWXT.sbtc-token is an older stand-alone SIP-010
+ * faucet token with no registry.)
+ */
+const TESTNET_SBTC_DEPLOYER = "SN3VMHXEN64ZZF71JQ5VESXDWTR301XTTXGF4J8F1";
 
 export const NETWORK_CONTRACTS: Record<Network, NetworkContracts> = {
   mainnet: {
@@ -26,7 +33,9 @@ export const NETWORK_CONTRACTS: Record<Network, NetworkContracts> = {
     sbtcAssetIdentifier: `${MAINNET_SBTC_DEPLOYER}.sbtc-token::sbtc-token`,
   },
   testnet: {
-    bnsContractId: "ST2QEZ06AGJ3RKJPBV14SY1V5BBFNAW33D7DR26CV.BNS-V2",
+    // The BNS-V2 deployer's key on testnet (same hash160 as mainnet's SP2QEZ06…): the address in
+    // the bns-v2 SDK's and Leather's network tables.
+    bnsContractId: "ST2QEZ06AGJ3RKJPBV14SY1V5BBFNAW33D9SZJQ0M.BNS-V2",
     sbtcRegistryContractId: `${TESTNET_SBTC_DEPLOYER}.sbtc-registry`,
     sbtcTokenContractId: `${TESTNET_SBTC_DEPLOYER}.sbtc-token`,
     sbtcAssetIdentifier: `${TESTNET_SBTC_DEPLOYER}.sbtc-token::sbtc-token`,

@@ -12,7 +12,7 @@
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { sqlIdent } from "../../generator/naming.js";
+import { pgSchemaName, sqlIdent } from "../../generator/naming.js";
 import { type BlockHooks, RetryTransactionError } from "../chain/ingest.js";
 import type { Config } from "../config/index.js";
 import type { Db, Queryable } from "../db/types.js";
@@ -84,8 +84,9 @@ export interface SubgraphEngine {
   progress(name: string): Promise<SubgraphProgress | null>;
   /**
    * Validates, generates, migrates and (when new or rebuilt) backfills a spec. Throws
-   * ServiceError: 400 SPEC_INVALID (details.errors), 409 SUBGRAPH_EXISTS (a built-in's name, or a
-   * breaking change without `replace`), 409 OPERATION_IN_PROGRESS.
+   * ServiceError: 400 SPEC_INVALID (details.errors), 409 SUBGRAPH_EXISTS (a built-in's name, a
+   * name sharing another subgraph's PostgreSQL schema, or a breaking change without `replace`),
+   * 409 OPERATION_IN_PROGRESS.
    */
   deploy(specText: string, format: SpecFormat, options?: { replace?: boolean }): Promise<DeployResult>;
   /** Rebuilds from stored blocks in the background; 404 SUBGRAPH_NOT_FOUND, 409 OPERATION_IN_PROGRESS. */
@@ -410,6 +411,17 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         const row = await readSubgraphRow(q, name, true);
         if (row?.status === "backfilling" || row?.status === "reindexing") throw busy(name);
         if (row === null) {
+          // Names differing only in - and _ share one PostgreSQL schema: the new one would write
+          // into (and on delete drop) the other's tables.
+          const schema = source.module.schema;
+          const owner = (await readSubgraphRows(q)).find((r) => pgSchemaName(r.name) === schema)?.name;
+          if (owner !== undefined) {
+            throw conflict(
+              "SUBGRAPH_EXISTS",
+              `subgraph ${name} would share the PostgreSQL schema ${schema} with subgraph ${owner}; choose another name`,
+              { name, conflictsWith: owner },
+            );
+          }
           await q.exec(source.migrationSql);
           return { action: "created" as const, backfill: await resetDefinition(q, source, "backfilling") };
         }

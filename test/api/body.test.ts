@@ -1,6 +1,7 @@
 /**
  * Write-request bodies (runtime/api/content-type.ts): JSON only by default (415 otherwise),
- * malformed JSON is 400 INVALID_JSON, oversized bodies are 413 PAYLOAD_TOO_LARGE.
+ * malformed JSON is 400 INVALID_JSON, oversized bodies are 413 PAYLOAD_TOO_LARGE, bodies nested
+ * deeper than 64 levels are 400 BODY_TOO_DEEP.
  */
 import { describe, expect, it } from "vitest";
 import { bodyOf, startTestApi } from "./harness.js";
@@ -71,6 +72,24 @@ describe("write bodies", () => {
     const res = await api.fetch(path, init);
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limitBytes: 1024 * 1024 } });
+  });
+
+  it("a JSON body nested deeper than 64 levels answers 400 BODY_TOO_DEEP; 64 levels are accepted", async () => {
+    const api = await startTestApi({}, { routes: allRoutes });
+    const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}[]${"}".repeat(depth - 1)}`;
+    const send = (body: string) => api.fetch("/api/test/echo", post(body, { "content-type": "application/json" }).init);
+    const ok = await send(nested(64));
+    expect(ok.status).toBe(200);
+    expect(JSON.stringify(((await ok.json()) as { received: unknown }).received)).toBe(nested(64));
+    for (const body of [nested(65), "[".repeat(10_000) + "]".repeat(10_000), nested(10_000)]) {
+      const res = await send(body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: "request body nests arrays and objects deeper than 64 levels",
+        code: "BODY_TOO_DEEP",
+        details: { maxDepth: 64 },
+      });
+    }
   });
 
   it("a route may accept further types; those arrive as text", async () => {

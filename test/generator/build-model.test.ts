@@ -4,7 +4,15 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${expression} in plain strings
 import { describe, expect, it } from "vitest";
+import { generate } from "../../generator/generate.js";
+import { formatSpecError } from "../../generator/spec-error.js";
 import { errorsOfYaml, modelFromYaml } from "./spec-fixture.js";
+
+const names = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+const columns = (n: number) =>
+  names(n)
+    .map((c) => `      ${c}: { type: text }`)
+    .join("\n");
 
 const spec = (tables: string, handlers = "{}", sources = "s: { type: stx_transfer }") => `name: g
 version: 1.0.0
@@ -58,6 +66,38 @@ describe("buildModel", () => {
       "searchable on a non-text column",
       spec("  t:\n    columns:\n      n: { type: uint, attributes: [searchable] }"),
       ['spec.yaml:9:36: searchable needs a text or principal column; "n" is uint'],
+    ],
+    [
+      "PostgreSQL system columns",
+      spec("  t:\n    columns:\n      ctid: { type: text }\n      xmin: { type: uint }\n      tableoid: { type: int }"),
+      [
+        'spec.yaml:9:7: column name "ctid" is reserved (it is a PostgreSQL system column)',
+        'spec.yaml:10:7: column name "xmin" is reserved (it is a PostgreSQL system column)',
+        'spec.yaml:11:7: column name "tableoid" is reserved (it is a PostgreSQL system column)',
+      ],
+    ],
+    [
+      "more columns than a table may have",
+      spec(`  t:\n    columns:\n${columns(201)}`),
+      ["spec.yaml:9:7: tables.t.columns has 201 entries; at most 200 are allowed"],
+    ],
+    [
+      "more tables than a spec may have",
+      spec(Array.from({ length: 101 }, (_, i) => `  t${i}:\n    columns: { x: { type: text } }`).join("\n")),
+      ["spec.yaml:7:3: tables has 101 entries; at most 100 are allowed"],
+    ],
+    [
+      "a unique key over more columns than PostgreSQL indexes",
+      spec(`  t:\n    columns:\n${columns(33)}\n    uniqueKeys:\n      - [${names(33).join(", ")}]`),
+      ["spec.yaml:43:9: tables.t.uniqueKeys.0 has 33 entries; at most 32 are allowed"],
+    ],
+    [
+      "more operations than a handler may have",
+      spec(
+        "  t:\n    columns: { x: { type: text } }",
+        `\n  s:\n${"    - insert: t\n      values: { x: a }\n".repeat(101)}`,
+      ),
+      ["spec.yaml:11:5: handlers.s has 101 entries; at most 100 are allowed"],
     ],
     [
       "a unique key naming an unknown column",
@@ -158,6 +198,28 @@ describe("buildModel", () => {
     ]);
   });
 
+  it("resolves YAML aliases, but refuses aliases that expand past the limit at the first alias", () => {
+    const reused = spec(
+      "  t:\n    columns:\n      a: &text { type: text, attributes: [nullable] }\n      b: *text\n      c: *text",
+    );
+    expect(modelFromYaml(reused).tables[0].columns.map((c) => [c.name, c.type, c.nullable])).toEqual([
+      ["a", "text", true],
+      ["b", "text", true],
+      ["c", "text", true],
+    ]);
+    // Each level lists the previous one 10 times: 10^6 leaves from a few hundred bytes.
+    const levels = ["x0: &x0 [a, a, a, a, a, a, a, a, a, a]"];
+    for (let i = 1; i <= 6; i++)
+      levels.push(
+        `x${i}: &x${i} [${Array(10)
+          .fill(`*x${i - 1}`)
+          .join(", ")}]`,
+      );
+    expect(errorsOfYaml(`${levels.join("\n")}\n`)).toEqual([
+      "spec.yaml:2:10: invalid YAML: aliases expand to more than 100 nodes; write the values out instead",
+    ]);
+  });
+
   it("collects every schema error at once", () => {
     const errors = errorsOfYaml(
       "name: Bad\nversion: 1\ndescription: d\nsources: {}\ntables: {}\nhandlers: {}\nextra: 1\n",
@@ -168,6 +230,23 @@ describe("buildModel", () => {
       "spec.yaml:4:10: sources must not be empty",
       "spec.yaml:5:9: tables must not be empty",
       'spec.yaml:7:1: unknown key "extra" in the spec (expected one of: name, version, description, released, startBlock, sources, tables, handlers)',
+    ]);
+  });
+});
+
+describe("generate", () => {
+  it("refuses two specs with one name, or names that give one PostgreSQL schema", async () => {
+    const named = (name: string) =>
+      spec("  t:\n    columns: { x: { type: text } }").replace("name: g", `name: ${name}`);
+    const result = await generate([
+      { file: "specs/my-graph.yaml", text: named("my-graph") },
+      { file: "specs/my_graph.yaml", text: named("my_graph") },
+      { file: "specs/copy.yaml", text: named("my-graph") },
+      { file: "specs/other.yaml", text: named("other") },
+    ]);
+    expect(result.ok ? [] : result.errors.map(formatSpecError)).toEqual([
+      'specs/copy.yaml:1:1: subgraph name "my-graph" is already used by another spec',
+      'specs/my_graph.yaml:1:1: subgraph name "my_graph" maps to the PostgreSQL schema sg_my_graph of "my-graph" (- and _ both become _); rename one',
     ]);
   });
 });

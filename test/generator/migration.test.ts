@@ -10,6 +10,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitMigration } from "../../generator/emit-migration.js";
 import { GENERATED_DIR, REPO_ROOT } from "../../generator/repo-paths.js";
+import { readSpecSummary, specsInRepo } from "../support/spec-catalog.js";
 import { modelFromYaml } from "./spec-fixture.js";
 
 describe("emitMigration", () => {
@@ -84,11 +85,12 @@ describe("committed migrations on PGlite", () => {
     await db.close();
   });
 
+  // Every spec's migration (the built-ins and any spec a user added), and the golden case's.
+  const golden = join(REPO_ROOT, "test", "golden", "all-operations");
+  const specs = [...specsInRepo(), readSpecSummary(join(golden, "spec.yaml"))];
   const migrations = [
-    ...["asset-holdings", "bns-names", "contract-deployments", "sbtc-flows"].map((name) =>
-      join(GENERATED_DIR, name, "migration.sql"),
-    ),
-    join(REPO_ROOT, "test", "golden", "all-operations", "expected", "migration.sql"),
+    ...specsInRepo().map(({ name }) => join(GENERATED_DIR, name, "migration.sql")),
+    join(golden, "expected", "migration.sql"),
   ];
 
   it.each(migrations.map((path) => [path.slice(REPO_ROOT.length + 1), path]))(
@@ -105,15 +107,8 @@ describe("committed migrations on PGlite", () => {
       `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
        WHERE table_schema LIKE 'sg\\_%' ORDER BY 1, 2`,
     );
-    expect(tables.rows.map((r) => `${r.schema}.${r.name}`)).toEqual([
-      "sg_asset_holdings.holdings",
-      "sg_bns_names.names",
-      "sg_contract_deployments.contracts",
-      "sg_name_market.listings",
-      "sg_name_market.sellers",
-      "sg_sbtc_flows.flows",
-      "sg_sbtc_flows.transfers",
-    ]);
+    const declared = specs.flatMap((spec) => spec.tables.map((table) => `${spec.schema}.${table}`));
+    expect(tables.rows.map((r) => `${r.schema}.${r.name}`).sort()).toEqual(declared.sort());
     const indexes = await db.query<{ indexdef: string }>(
       "SELECT indexdef FROM pg_indexes WHERE schemaname = 'sg_asset_holdings' ORDER BY indexname",
     );

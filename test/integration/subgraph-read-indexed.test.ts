@@ -15,6 +15,7 @@ import { type RawRequest, expectedChain } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
 import { postObserver, startTestService, waitFor } from "../support/service.js";
+import { specsInRepo } from "../support/spec-catalog.js";
 import { canonicalBlocks, expectedContracts, expectedHoldings } from "../support/subgraph-expect.js";
 import {
   type ModelRow,
@@ -191,12 +192,7 @@ describe("read routes over indexed chains", () => {
           const l = await getJson<Listing>(`${base}/v1/subgraphs`);
           return l.subgraphs.every((s) => s.tip.block_height === chain.tipHeight) ? l : null;
         });
-        expect(list.subgraphs.map((s) => s.name)).toEqual([
-          "asset-holdings",
-          "bns-names",
-          "contract-deployments",
-          "sbtc-flows",
-        ]);
+        expect(list.subgraphs.map((s) => s.name)).toEqual(specsInRepo().map((s) => s.name));
         let rows = 0;
         for (const info of service.subgraphs.list()) {
           const module = info.module;

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { AuthType, deserializeTransaction } from "@stacks/transactions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NetworkContracts } from "../../runtime/config/networks.js";
 import { type RawRequest, expectedChain } from "../support/chain-model.js";
 import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
@@ -35,7 +36,17 @@ interface Case {
   name: string;
   network: "mainnet" | "testnet";
   requests: RawRequest[];
+  /** Contract ids that stand in for the network's, when the recording was made under other deployers. */
+  contracts?: Partial<NetworkContracts>;
 }
+
+/** The sbtc repository's devenv deploys the sBTC contracts under this (testnet-version) address. */
+const SBTC_DEVENV_DEPLOYER = "SN3R84XZYA63QS28932XQF3G1J8R9PC3W76P9CSQS";
+const SBTC_DEVENV_CONTRACTS: Partial<NetworkContracts> = {
+  sbtcRegistryContractId: `${SBTC_DEVENV_DEPLOYER}.sbtc-registry`,
+  sbtcTokenContractId: `${SBTC_DEVENV_DEPLOYER}.sbtc-token`,
+  sbtcAssetIdentifier: `${SBTC_DEVENV_DEPLOYER}.sbtc-token::sbtc-token`,
+};
 
 function fixtureCases(): Case[] {
   if (!hasFixtures) return [];
@@ -56,11 +67,12 @@ function fixtureCases(): Case[] {
       requests: [{ path: "/new_block", body: fs.readFileSync(path.join(apiDir, "single-blocks", f), "utf8") }],
     });
   }
-  // The sBTC recordings come from a devnet whose registry has the testnet deployer's id.
+  // The sBTC recordings come from the sbtc devenv: testnet addresses, the devenv's sBTC deployer.
   for (const f of fs.readdirSync(path.join(observerDir, "sbtc")).sort()) {
     cases.push({
       name: `sbtc/${f}`,
       network: "testnet",
+      contracts: SBTC_DEVENV_CONTRACTS,
       requests: [{ path: "/new_block", body: fs.readFileSync(path.join(observerDir, "sbtc", f), "utf8") }],
     });
   }
@@ -76,9 +88,9 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
     await testDb?.drop();
   });
 
-  async function replay(requests: RawRequest[], network: string) {
+  async function replay(requests: RawRequest[], network: string, contracts?: Partial<NetworkContracts>) {
     await testDb.reset();
-    const service = await startTestService(testDb.db, { NETWORK: network });
+    const service = await startTestService(testDb.db, { NETWORK: network }, { contracts });
     for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
     await service.idle();
     await service.subgraphs.idle();
@@ -87,7 +99,7 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
 
   for (const fixture of fixtureCases()) {
     it(`${fixture.name}: holdings, contracts, flows and transfers match the fixture; reindex rebuilds the same tables`, async () => {
-      const service = await replay(fixture.requests, fixture.network);
+      const service = await replay(fixture.requests, fixture.network, fixture.contracts);
       const db = testDb.db;
       const blocks = canonicalBlocks(fixture.requests);
       let live: Awaited<ReturnType<typeof dumpSubgraphTables>>;
@@ -126,7 +138,7 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
       if (chain.reorgForkPoints.length > 0 || chain.storedBlocks > chain.canonicalHashes.size) {
         // A fresh replay of only the winning chain, in height order.
         const winning = blocks.map((b) => ({ path: "/new_block", body: JSON.stringify(b) }));
-        const fresh = await replay(winning, fixture.network);
+        const fresh = await replay(winning, fixture.network, fixture.contracts);
         try {
           expect(await dumpSubgraphTables(db, fresh.subgraphs)).toEqual(live);
         } finally {
@@ -167,7 +179,7 @@ describe.skipIf(!hasFixtures)("built-in subgraphs over recorded fixtures", () =>
     const cases = fixtureCases();
     const sbtc = cases.filter((c) => c.name.startsWith("sbtc/"));
     expect(sbtc.length).toBeGreaterThan(0);
-    const registry = "SN3R84XZYA63QS28932XQF3G1J8R9PC3W76P9CSQS.sbtc-registry";
+    const registry = `${SBTC_DEVENV_DEPLOYER}.sbtc-registry`;
     for (const c of sbtc) expect(expectedFlows(canonicalBlocks(c.requests), registry).length).toBeGreaterThan(0);
     const reorgs = cases.filter((c) => expectedChain(c.requests).reorgForkPoints.length > 0);
     expect(reorgs.map((c) => c.name).sort()).toEqual(["mainnet-reorg-scenario1.tsv", "mainnet-reorg-scenario2.tsv"]);

@@ -1,5 +1,6 @@
 /** Starts the real service in-process on ephemeral ports against a test database. */
 import { parseConfig } from "../../runtime/config/index.js";
+import type { NetworkContracts } from "../../runtime/config/networks.js";
 import type { Db } from "../../runtime/db/types.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
 import { type Service, type ServiceOptions, startService as start } from "../../runtime/service.js";
@@ -7,10 +8,13 @@ import { type Service, type ServiceOptions, startService as start } from "../../
 export async function startTestService(
   db: Db,
   env: Record<string, string> = {},
-  options: Partial<Pick<ServiceOptions, "dispatcher" | "hooks">> = {},
+  options: Partial<Pick<ServiceOptions, "dispatcher" | "hooks">> & { contracts?: Partial<NetworkContracts> } = {},
 ): Promise<Service> {
-  const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", DATA_DIR: ".tmp/unused", ...env });
-  return start({ config, logger: silentLogger, db, ...options });
+  const { contracts, ...rest } = options;
+  const parsed = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", DATA_DIR: ".tmp/unused", ...env });
+  // `contracts` stands in for the network's ids, for recordings made under other deployers.
+  const config = contracts ? { ...parsed, contracts: { ...parsed.contracts, ...contracts } } : parsed;
+  return start({ config, logger: silentLogger, db, ...rest });
 }
 
 /** POSTs one observer request and expects 200. */

@@ -2,11 +2,14 @@
  * Live subgraph documents and tips (runtime/api/subgraph-documents.ts, subgraph-catalog.ts
  * buildTip): the instance's own base URL, live rowCount and sortable, servers[0].url. Pure.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${config.X} in plain strings
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { subgraph as assetHoldings } from "../../../generated/asset-holdings/routes.js";
+import { subgraph as sbtcFlows } from "../../../generated/sbtc-flows/routes.js";
 import { buildTip } from "../../../runtime/api/subgraph-catalog.js";
 import { instanceBaseUrl, liveDescriptor, liveOpenApi } from "../../../runtime/api/subgraph-documents.js";
+import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 
 const loopback = { publishedOnLoopback: true, apiPublishAddr: { host: "127.0.0.1", port: 3800 } };
 const published = { publishedOnLoopback: false, apiPublishAddr: { host: "api.example.org", port: 443 } };
@@ -31,6 +34,7 @@ describe("instanceBaseUrl", () => {
 describe("live documents", () => {
   const descriptor = JSON.parse(readFileSync("generated/asset-holdings/descriptor.json", "utf8"));
   const openapi = JSON.parse(readFileSync("generated/asset-holdings/openapi.json", "utf8"));
+  const instance = { serverUrl: "http://127.0.0.1:5555", contracts: NETWORK_CONTRACTS.devnet };
 
   it("descriptor: serverUrl, live rowCount, served sortable; the generated-file comment dropped; input untouched", () => {
     type Doc = {
@@ -38,7 +42,7 @@ describe("live documents", () => {
       $comment?: string;
       tables: Record<string, { rowCount: number; query: { sortable: string[] } }>;
     };
-    const live = liveDescriptor(descriptor, assetHoldings, "http://127.0.0.1:5555", {
+    const live = liveDescriptor(descriptor, assetHoldings, instance, {
       holdings: 1234,
     }) as unknown as Doc;
     expect(live.serverUrl).toBe("http://127.0.0.1:5555");
@@ -52,10 +56,35 @@ describe("live documents", () => {
   });
 
   it("openapi: this instance as the only server", () => {
-    const live = liveOpenApi(openapi, "http://127.0.0.1:5555") as Record<string, unknown>;
+    const live = liveOpenApi(openapi, assetHoldings, instance) as Record<string, unknown>;
     expect(live.servers).toEqual([{ url: "http://127.0.0.1:5555", description: "This instance." }]);
     expect(live.openapi).toBe("3.1.0");
     expect(live["x-subgraph-name"]).toBe("asset-holdings");
+  });
+});
+
+describe("servedSources", () => {
+  it("resolves ${config.X} with the instance's contract ids and leaves the module and the generated file as they are", () => {
+    const generated = readFileSync("generated/sbtc-flows/descriptor.json", "utf8");
+    const doc = JSON.parse(generated);
+    for (const network of ["mainnet", "testnet", "devnet"] as const) {
+      const contracts = NETWORK_CONTRACTS[network];
+      const live = liveDescriptor(doc, sbtcFlows, { serverUrl: "http://x:1", contracts }, {});
+      const openapi = liveOpenApi(doc, sbtcFlows, { serverUrl: "http://x:1", contracts });
+      // Expected: the generated file's sources with each placeholder replaced by the table's value.
+      const expected = JSON.parse(
+        JSON.stringify(doc.sources).replace(
+          /\$\{config\.(\w+)\}/g,
+          (_m, key: keyof typeof contracts) => contracts[key],
+        ),
+      );
+      expect(live.sources).toEqual(expected);
+      expect(openapi["x-subgraph-sources"]).toEqual(expected);
+      expect(JSON.stringify(live)).not.toContain("${");
+    }
+    expect(readFileSync("generated/sbtc-flows/descriptor.json", "utf8")).toBe(generated);
+    expect(JSON.stringify(doc.sources)).toContain("${config.sbtcRegistryContractId}");
+    expect(sbtcFlows.sources.registry.filter.contractId).toBe("${config.sbtcRegistryContractId}");
   });
 });
 

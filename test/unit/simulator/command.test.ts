@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { afterAll, describe, expect, it } from "vitest";
+import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 import { registerSimulateCommand } from "../../../runtime/simulator/command.js";
 
 function program(): { program: Command; errors: string[] } {
@@ -105,5 +106,23 @@ describe("sluice simulate", () => {
     expect(truth.payloadCount).toBe(lines.length);
     expect(truth.canonical).toHaveLength(6);
     expect(truth.options.mix.bns).toBe(4);
+  });
+
+  it("simulates testnet: BNS-V2 and sBTC prints come from the testnet contract ids", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sluice-cli-"));
+    dirs.push(dir);
+    const file = join(dir, "testnet.tsv");
+    const args = ["--out", file, "--network", "testnet", "--blocks", "8", "--events-per-block", "6", "--seed", "t"];
+    const { error } = await run([...args, "--mix", "bns=3,sbtc=3,deploy=0", "--quiet"]);
+    expect(error).toBeNull();
+    const printers = new Set<string>();
+    for (const line of (await readFile(file, "utf8")).trimEnd().split("\n")) {
+      const [, , path, body] = line.split("\t");
+      if (path !== "/new_block") continue;
+      for (const event of JSON.parse(body).events as { contract_event?: { contract_identifier: string } }[])
+        if (event.contract_event) printers.add(event.contract_event.contract_identifier);
+    }
+    const { bnsContractId, sbtcRegistryContractId } = NETWORK_CONTRACTS.testnet;
+    expect([...printers]).toEqual(expect.arrayContaining([bnsContractId, sbtcRegistryContractId]));
   });
 });
