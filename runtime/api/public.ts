@@ -5,6 +5,7 @@
  */
 import { ServiceError } from "../internal/errors.js";
 import { cacheControl } from "./cache-headers.js";
+import { sendWithEtag } from "./json-response.js";
 import { rejectUnknownParams } from "./query-params.js";
 import type { ApiHandler } from "./types.js";
 
@@ -14,7 +15,14 @@ export const getSigningKey: ApiHandler = (req, res, ctx) => {
   const key = ctx.signingKey;
   if (!key) throw new ServiceError(503, "SIGNING_KEY_UNAVAILABLE", "this API process has no signing key loaded");
   // Public data; a key change also changes key_id, which receivers see on the next delivery.
-  res.setHeader("Cache-Control", cacheControl(true, "max-age=300"));
-  res.setHeader("ETag", `W/"${key.keyId}"`);
-  res.json({ key_id: key.keyId, algorithm: "ed25519", public_key_pem: key.publicKeyPem });
+  sendWithEtag(
+    req,
+    res,
+    JSON.stringify({ key_id: key.keyId, algorithm: "ed25519", public_key_pem: key.publicKeyPem }),
+    {
+      contentType: "application/json",
+      etag: `W/"${key.keyId}"`,
+      cacheControl: cacheControl(true, "max-age=300"),
+    },
+  );
 };
