@@ -29,6 +29,38 @@ export function weakEtag(...parts: string[]): string {
 }
 
 /**
+ * RFC 9110 §13.1.2 If-None-Match, evaluated by the origin server: true when the header is `*` or
+ * lists an entity tag equal to `etag` under weak comparison (a `W/` prefix on either side is
+ * ignored; the opaque quoted strings must be identical). A request's own Cache-Control does not
+ * enter into it: `fetch()` adds `no-cache` to every conditional request, and "no-cache" asks
+ * caches to revalidate with the origin, which is exactly this check. A malformed list matches
+ * only as far as it could be read.
+ */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const wanted = opaqueTag(etag);
+  let i = 0;
+  while (i < header.length) {
+    const c = header[i];
+    if (c === " " || c === "\t" || c === ",") {
+      i++;
+      continue;
+    }
+    if (c === "*") return true;
+    if (header.startsWith("W/", i)) i += 2;
+    if (header[i] !== '"') return false;
+    const end = header.indexOf('"', i + 1);
+    if (end < 0) return false;
+    if (header.slice(i, end + 1) === wanted) return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+/** The quoted opaque-tag of an entity tag, without any `W/` prefix. */
+const opaqueTag = (etag: string): string => (etag.startsWith("W/") ? etag.slice(2) : etag);
+
+/**
  * Escapes `<`, `>` and `&` as \u003c, \u003e, \u0026 in JSON text built outside res.json (the
  * app's "json escape" setting does the same for res.json). Outside strings JSON never holds
  * these characters, so the result is the same JSON value.

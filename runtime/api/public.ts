@@ -3,18 +3,53 @@
  * delivery"): getSigningKey serves the instance's ed25519 public key, which receivers fetch
  * once, cache, and fetch again when a delivery's `x-service-signature-keyid` changes.
  */
+import type { Request } from "express";
 import { ServiceError } from "../internal/errors.js";
 import { cacheControl } from "./cache-headers.js";
+import { sendWithEtag } from "./json-response.js";
 import { rejectUnknownParams } from "./query-params.js";
 import type { ApiHandler } from "./types.js";
 
-/** GET /public/streams/signing-key → `{ key_id, algorithm: "ed25519", public_key_pem }` (SPKI PEM). */
+/** The header deliveries name their signing key in; the PEM answer names it there too. */
+export const KEY_ID_HEADER = "x-service-signature-keyid";
+
+/**
+ * The PEM's media type. PEM (RFC 7468) is 7-bit text and no media type is registered for a PEM
+ * public key: `text/plain` is the registered type that fits (browsers and curl show it), while
+ * `application/x-pem-file` is an unregistered `x-` name (RFC 6648 retires those).
+ */
+const PEM_TYPE = "text/plain";
+
+/** True when the client prefers the JSON form (an `Accept` ranking application/json first). */
+function wantsJson(req: Request): boolean {
+  return req.accepts([PEM_TYPE, "application/json"]) === "application/json";
+}
+
+/**
+ * GET /public/streams/signing-key → the SPKI PEM itself (SPEC.md: "returns the ed25519 public
+ * key as an SPKI PEM"), key id in `x-service-signature-keyid`; with `Accept: application/json`,
+ * `{ key_id, algorithm: "ed25519", public_key_pem }`.
+ */
 export const getSigningKey: ApiHandler = (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
   const key = ctx.signingKey;
   if (!key) throw new ServiceError(503, "SIGNING_KEY_UNAVAILABLE", "this API process has no signing key loaded");
+  res.setHeader(KEY_ID_HEADER, key.keyId);
+  res.vary("Accept");
   // Public data; a key change also changes key_id, which receivers see on the next delivery.
-  res.setHeader("Cache-Control", cacheControl(true, "max-age=300"));
-  res.setHeader("ETag", `W/"${key.keyId}"`);
-  res.json({ key_id: key.keyId, algorithm: "ed25519", public_key_pem: key.publicKeyPem });
+  const cache = cacheControl(true, "max-age=300");
+  if (wantsJson(req)) {
+    const json = JSON.stringify({ key_id: key.keyId, algorithm: "ed25519", public_key_pem: key.publicKeyPem });
+    sendWithEtag(req, res, json, {
+      contentType: "application/json",
+      etag: `W/"${key.keyId}.json"`,
+      cacheControl: cache,
+    });
+  } else {
+    sendWithEtag(req, res, key.publicKeyPem, {
+      contentType: PEM_TYPE,
+      etag: `W/"${key.keyId}.pem"`,
+      cacheControl: cache,
+    });
+  }
 };

@@ -20,7 +20,7 @@ import type { ApiHandler } from "./types.js";
 export const listIndexEvents: ApiHandler = async (req, res, ctx) => {
   const query = parseIndexEventsQuery(req.query);
   const page = await readPage(ctx, query);
-  sendJsonText(res, page.body, {
+  sendJsonText(req, res, page.body, {
     etag: page.etag,
     cacheDirectives: page.cacheDirectives,
     publishedOnLoopback: ctx.config.publishedOnLoopback,
@@ -54,7 +54,7 @@ export const getPrintSchema: ApiHandler = async (req, res, ctx) => {
     throw notFound("CONTRACT_NOT_FOUND", `no canonical deploy or event of contract ${contractId} is indexed`, {
       contract_id: contractId,
     });
-  sendJsonText(res, escapeJsonHtml(schema.json), {
+  sendJsonText(req, res, escapeJsonHtml(schema.json), {
     etag: schema.etag,
     cacheDirectives: PRINT_SCHEMA_MAX_AGE,
     publishedOnLoopback: ctx.config.publishedOnLoopback,
@@ -79,7 +79,7 @@ export const getTransactionProof: ApiHandler = async (req, res, ctx) => {
     tip?.finalized_height !== undefined &&
     proof.block.block_height <= tip.finalized_height;
   const json = JSON.stringify(proof);
-  sendJsonText(res, escapeJsonHtml(json), {
+  sendJsonText(req, res, escapeJsonHtml(json), {
     etag: weakEtag(json),
     cacheDirectives: final ? IMMUTABLE : SHORT_LIVED,
     publishedOnLoopback: ctx.config.publishedOnLoopback,

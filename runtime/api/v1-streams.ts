@@ -25,7 +25,7 @@ const RECONNECT_MS = 2000;
 export const listStreamEvents: ApiHandler = async (req, res, ctx) => {
   const query = parseStreamEventsQuery(req.query);
   const page = await readPage(ctx, query);
-  sendJsonText(res, page.body, {
+  sendJsonText(req, res, page.body, {
     etag: page.etag,
     cacheDirectives: page.cacheDirectives,
     publishedOnLoopback: ctx.config.publishedOnLoopback,

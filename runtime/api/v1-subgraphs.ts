@@ -17,6 +17,7 @@ import { notFound, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
 import type { Request, Response } from "express";
 import { escapeJsonHtml, weakEtag } from "./cache-headers.js";
+import { sendWithEtag } from "./json-response.js";
 import { formatSseRetry, openEventStream } from "./sse.js";
 import {
   listModules,
@@ -199,7 +200,7 @@ export const listTableRows: ApiHandler = async (req, res, ctx) => {
   const key = `${target.schemaHash}|${req.originalUrl}`;
   // Only answers are stored, so a URL found here passed validation under this schema already.
   const cached = stamp === null ? undefined : pages?.get(key, stamp.stamp);
-  if (cached !== undefined) return sendListPage(res, cached);
+  if (cached !== undefined) return sendListPage(req, res, cached);
   const q = parseListQuery(req.query, target);
 
   const readPage = async () => {
@@ -229,13 +230,12 @@ export const listTableRows: ApiHandler = async (req, res, ctx) => {
   );
   const answer: CachedListPage = { body: Buffer.from(json), etag: weakEtag(json) };
   if (stamp !== null) pages?.set(key, stamp.stamp, answer);
-  sendListPage(res, answer);
+  sendListPage(req, res, answer);
 };
 
-/** The JSON answer with its ETag (Express answers 304 to a matching If-None-Match). */
-function sendListPage(res: Response, page: CachedListPage): void {
-  res.setHeader("ETag", page.etag);
-  res.type("application/json").send(page.body);
+/** The JSON answer with its ETag (304 to a matching If-None-Match). */
+function sendListPage(req: Request, res: Response, page: CachedListPage): void {
+  sendWithEtag(req, res, page.body, { contentType: "application/json", etag: page.etag });
 }
 
 /** GET /v1/subgraphs/:name/:table/count — the list's parameters; the count ignores paging and order. */

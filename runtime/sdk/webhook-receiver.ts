@@ -4,8 +4,9 @@
  *
  * - `createDeliveryVerifier({ baseUrl })`: checks the ed25519 `x-service-signature` over
  *   `<webhook-id>.<rawBody>` with the instance's public key, fetched from
- *   `GET /public/streams/signing-key` once, cached, and fetched again when a delivery's
- *   `x-service-signature-keyid` differs (at most once per `minRefreshMs` for unknown ids);
+ *   `GET /public/streams/signing-key` (the PEM, or its JSON form: both are read) once, cached,
+ *   and fetched again when a delivery's `x-service-signature-keyid` differs (at most once per
+ *   `minRefreshMs` for unknown ids);
  * - `verifyHmac(headers, rawBody, secret)`: the standard-webhooks `webhook-signature` (HMAC-SHA256
  *   with the `whsec_` secret; any `v1,` entry may match, so rotations need no coordination);
  * - `decodeChainDelivery(rawBody)`: parses a standard-webhooks `chain.*` delivery, throwing on
@@ -57,6 +58,29 @@ export function verifyServiceSignature(
   }
 }
 
+/**
+ * The key id and SPKI PEM of a `GET /public/streams/signing-key` answer, in either form: the PEM
+ * itself with the id in `x-service-signature-keyid` (the default), or the JSON
+ * `{ key_id, public_key_pem }` (asked for with `Accept: application/json`, and what older
+ * instances always send). Told apart by the body, so a missing or generic Content-Type is fine.
+ */
+export function parseSigningKeyResponse(body: string, keyIdHeader: string | null): { keyId: string; pem: string } {
+  if (body.trimStart().startsWith("-----BEGIN ")) {
+    if (!keyIdHeader) throw new DeliveryVerificationError("signing key response lacks x-service-signature-keyid");
+    return { keyId: keyIdHeader, pem: body };
+  }
+  let parsed: { key_id?: unknown; public_key_pem?: unknown };
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
+  } catch {
+    throw new DeliveryVerificationError("signing key response is neither a PEM nor JSON");
+  }
+  if (typeof parsed?.key_id !== "string" || typeof parsed.public_key_pem !== "string") {
+    throw new DeliveryVerificationError("signing key response lacks key_id / public_key_pem");
+  }
+  return { keyId: parsed.key_id, pem: parsed.public_key_pem };
+}
+
 export interface DeliveryVerifierOptions {
   /** The instance base URL, e.g. `http://127.0.0.1:3800` (the key is at /public/streams/signing-key). */
   baseUrl: string;
@@ -84,13 +108,10 @@ export function createDeliveryVerifier(options: DeliveryVerifierOptions): Delive
   async function refresh(): Promise<void> {
     inflight ??= (async () => {
       lastFetch = now();
-      const res = await doFetch(keyUrl, { headers: { accept: "application/json" } });
+      const res = await doFetch(keyUrl, { headers: { accept: "text/plain, application/json;q=0.5" } });
       if (!res.ok) throw new DeliveryVerificationError(`signing key fetch failed: ${res.status}`);
-      const body = (await res.json()) as { key_id?: unknown; public_key_pem?: unknown };
-      if (typeof body.key_id !== "string" || typeof body.public_key_pem !== "string") {
-        throw new DeliveryVerificationError("signing key response lacks key_id / public_key_pem");
-      }
-      cached = { keyId: body.key_id, key: createPublicKey(body.public_key_pem) };
+      const published = parseSigningKeyResponse(await res.text(), res.headers.get("x-service-signature-keyid"));
+      cached = { keyId: published.keyId, key: createPublicKey(published.pem) };
     })().finally(() => {
       inflight = null;
     });

@@ -13,6 +13,7 @@ import { type ClarityValue, ClarityType, hexToCV } from "@stacks/transactions";
 import nacl from "tweetnacl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyTxProof } from "../../runtime/sdk/verify-proof.js";
+import { createDeliveryVerifier, DeliveryVerificationError } from "../../runtime/sdk/webhook-receiver.js";
 import type { Service } from "../../runtime/service.js";
 import { simulateChain } from "../../runtime/simulator/index.js";
 import type { RawRequest } from "../support/chain-model.js";
@@ -20,7 +21,9 @@ import { type TestDb, createTestDb } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures } from "../support/fixtures.js";
 import { haveRawBlocks, loadSingleBlockFixtures, loadTenureFixtures } from "../support/raw-block-fixtures.js";
 import { parseNakamotoBlock, parseNakamotoBlocks, type NakamotoBlock } from "../../runtime/chain/nakamoto-block.js";
-import { postObserver, startTestService } from "../support/service.js";
+import { startReceiver } from "../support/receiver.js";
+import { postObserver, startTestService, waitFor } from "../support/service.js";
+import { webhookClient } from "../support/webhooks.js";
 import { modelChain, replayFixtures } from "./read-api-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -446,23 +449,75 @@ describe("GET /public/streams/signing-key", () => {
     return Buffer.from(key.export({ format: "jwk" }).x as string, "base64url");
   };
 
-  it("serves the key created on first start in DATA_DIR, the same after a restart", async () => {
+  const keyIdOf = (pem: string) => `key_${createHash("sha256").update(rawPublicKey(pem)).digest("hex").slice(0, 16)}`;
+
+  it("serves the SPKI PEM itself by default, key id in x-service-signature-keyid; JSON on Accept: application/json; the same after a restart", async () => {
     await testDb.reset();
     const dataDir = tmpDir();
-    const first = await withService({ DATA_DIR: dataDir }, async (s) =>
-      getJson(`${s.apiUrl}/public/streams/signing-key`),
-    );
-    expect(first.status).toBe(200);
-    expect(first.body.algorithm).toBe("ed25519");
-    expect(first.body.public_key_pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
-    const raw = rawPublicKey(first.body.public_key_pem);
-    expect(first.body.key_id).toBe(`key_${createHash("sha256").update(raw).digest("hex").slice(0, 16)}`);
-    expect(Object.keys(first.body).sort()).toEqual(["algorithm", "key_id", "public_key_pem"]);
+    const read = (s: Service) =>
+      Promise.all([
+        fetch(`${s.apiUrl}/public/streams/signing-key`).then(async (res) => ({ res, text: await res.text() })),
+        fetch(`${s.apiUrl}/public/streams/signing-key`, { headers: { accept: "application/json" } }).then(
+          async (res) => ({ res, body: (await res.json()) as Json }),
+        ),
+      ]);
+    const [pem, json] = await withService({ DATA_DIR: dataDir }, read);
+    expect(pem.res.status).toBe(200);
+    expect(pem.res.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(pem.text).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+    // What a receiver does with the answer: Node parses it as a key, with no unwrapping.
+    expect(createPublicKey(pem.text).asymmetricKeyType).toBe("ed25519");
+    expect(pem.res.headers.get("x-service-signature-keyid")).toBe(keyIdOf(pem.text));
+    expect(pem.res.headers.get("vary")).toMatch(/accept/i);
+
+    expect(json.res.status).toBe(200);
+    expect(json.res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(json.body).toEqual({ key_id: keyIdOf(pem.text), algorithm: "ed25519", public_key_pem: pem.text });
+    expect(json.res.headers.get("x-service-signature-keyid")).toBe(json.body.key_id);
+    // Two representations, two validators.
+    expect(json.res.headers.get("etag")).not.toBe(pem.res.headers.get("etag"));
     expect(existsSync(path.join(dataDir, "signing-key.json"))).toBe(true);
-    const second = await withService({ DATA_DIR: dataDir }, async (s) =>
-      getJson(`${s.apiUrl}/public/streams/signing-key`),
-    );
-    expect(second.body).toEqual(first.body);
+
+    const [pemAgain, jsonAgain] = await withService({ DATA_DIR: dataDir }, read);
+    expect(pemAgain.text).toBe(pem.text);
+    expect(jsonAgain.body).toEqual(json.body);
+  });
+
+  it("the SDK verifier checks a real delivery against the served key, in the PEM and in the JSON form", async () => {
+    await testDb.reset();
+    const receiver = await startReceiver();
+    try {
+      await withService({ DATA_DIR: tmpDir(), WEBHOOK_ALLOW_PRIVATE: "true" }, async (s) => {
+        const api = webhookClient(s.apiUrl);
+        const created = await api.create({ name: "key-check", url: receiver.url, triggers: [{ type: "ft_transfer" }] });
+        expect(created.status).toBe(201);
+        expect((await api.test("key-check")).status).toBe(200);
+        const delivery = await waitFor(() => receiver.requests.find((r) => r.status === 200));
+
+        // The verifier's own fetch, and one asking for JSON (the form older instances always send);
+        // both record the media type the service answered with.
+        const served: (string | undefined)[] = [];
+        const recording =
+          (accept: string | null): typeof fetch =>
+          async (input, init) => {
+            const headers = new Headers(init?.headers);
+            if (accept !== null) headers.set("accept", accept);
+            const res = await fetch(input, { ...init, headers });
+            served.push(res.headers.get("content-type")?.split(";")[0]);
+            return res;
+          };
+        for (const accept of [null, "application/json"]) {
+          const verifier = createDeliveryVerifier({ baseUrl: s.apiUrl, fetch: recording(accept) });
+          await verifier.verify(delivery.headers, delivery.body);
+          await expect(verifier.verify(delivery.headers, `${delivery.body} `)).rejects.toThrow(
+            DeliveryVerificationError,
+          );
+        }
+        expect(served).toEqual(["text/plain", "application/json"]);
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("uses SIGNING_KEY_SEED when configured (nothing written to DATA_DIR), and is public even past loopback", async () => {
@@ -476,9 +531,9 @@ describe("GET /public/streams/signing-key", () => {
       INSTANCE_TOKEN: "tok_read-api-test",
     };
     await withService(env, async (s) => {
-      const res = await getJson(`${s.apiUrl}/public/streams/signing-key`);
+      const res = await fetch(`${s.apiUrl}/public/streams/signing-key`);
       expect(res.status).toBe(200);
-      expect(rawPublicKey(res.body.public_key_pem)).toEqual(Buffer.from(nacl.sign.keyPair.fromSeed(seed).publicKey));
+      expect(rawPublicKey(await res.text())).toEqual(Buffer.from(nacl.sign.keyPair.fromSeed(seed).publicKey));
       expect((await fetch(`${s.apiUrl}/v1/index/events`)).status).toBe(401);
       // Past loopback the read routes' cache headers turn private (a shared cache must not serve them).
       const authed = await fetch(`${s.apiUrl}/v1/index/events`, {

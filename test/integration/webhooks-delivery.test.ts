@@ -131,11 +131,9 @@ describe("every format, signed", () => {
     expect(expected.size).toBeGreaterThan(10);
     await waitFor(() => r.requests.filter((q) => q.status === 200).length === expected.size * FORMATS.length);
 
-    const published = (await (await fetch(`${svc.apiUrl}/public/streams/signing-key`)).json()) as {
-      key_id: string;
-      public_key_pem: string;
-    };
-    const publicKey = createPublicKey(published.public_key_pem);
+    const keyAnswer = await fetch(`${svc.apiUrl}/public/streams/signing-key`);
+    const published = { key_id: keyAnswer.headers.get("x-service-signature-keyid"), pem: await keyAnswer.text() };
+    const publicKey = createPublicKey(published.pem);
     const byFormat = new Map<string, ReceivedRequest[]>();
     for (const req of r.requests) {
       const format = req.path.split("/").pop() as string;

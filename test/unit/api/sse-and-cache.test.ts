@@ -3,7 +3,7 @@
  * routes"; issue item 7 cache headers).
  */
 import { describe, expect, it } from "vitest";
-import { cacheControl, escapeJsonHtml, weakEtag } from "../../../runtime/api/cache-headers.js";
+import { cacheControl, escapeJsonHtml, ifNoneMatchMatches, weakEtag } from "../../../runtime/api/cache-headers.js";
 import { formatSseComment, formatSseFrame, formatSseRetry } from "../../../runtime/api/sse.js";
 
 describe("SSE frames", () => {
@@ -39,5 +39,28 @@ describe("cache headers", () => {
     const escaped = escapeJsonHtml(JSON.stringify(value));
     expect(escaped).not.toMatch(/[<>&]/);
     expect(JSON.parse(escaped)).toEqual(value);
+  });
+});
+
+describe("If-None-Match (RFC 9110 §13.1.2, weak comparison)", () => {
+  const etag = 'W/"abc"';
+  it("matches the same opaque tag with or without W/, anywhere in a list, and *", () => {
+    expect(ifNoneMatchMatches('W/"abc"', etag)).toBe(true);
+    expect(ifNoneMatchMatches('"abc"', etag)).toBe(true);
+    expect(ifNoneMatchMatches('W/"abc"', '"abc"')).toBe(true);
+    expect(ifNoneMatchMatches('"x", W/"y" ,\tW/"abc"', etag)).toBe(true);
+    expect(ifNoneMatchMatches("*", etag)).toBe(true);
+  });
+  it("an opaque tag may hold a comma; it is compared whole", () => {
+    expect(ifNoneMatchMatches('W/"a,b"', 'W/"a,b"')).toBe(true);
+    expect(ifNoneMatchMatches('W/"a,b"', 'W/"a"')).toBe(false);
+  });
+  it("does not match another tag, a prefix, an unquoted or malformed value, or no header", () => {
+    expect(ifNoneMatchMatches('W/"abcd"', etag)).toBe(false);
+    expect(ifNoneMatchMatches('W/"ab"', etag)).toBe(false);
+    expect(ifNoneMatchMatches("abc", etag)).toBe(false);
+    expect(ifNoneMatchMatches('W/"abc', etag)).toBe(false);
+    expect(ifNoneMatchMatches("", etag)).toBe(false);
+    expect(ifNoneMatchMatches(undefined, etag)).toBe(false);
   });
 });

@@ -82,6 +82,20 @@ describe("createDeliveryVerifier", () => {
     expect(server.calls()).toBe(3); // one refresh for the unknown id, then rate-limited
   });
 
+  it("reads the key from a PEM answer with the id in x-service-signature-keyid, and refuses one without the id", async () => {
+    const pemServer = (keyIdHeader: string | null) =>
+      (async () =>
+        new Response(keyA.publicKeyPem, {
+          status: 200,
+          headers: keyIdHeader === null ? {} : { "x-service-signature-keyid": keyIdHeader },
+        })) as unknown as typeof fetch;
+    const verifier = createDeliveryVerifier({ baseUrl: "http://node.example", fetch: pemServer(keyA.keyId) });
+    await verifier.verify(signed(), body);
+    await expect(verifier.verify(signed(keyB), body)).rejects.toThrow(/unknown signing key id/);
+    const noId = createDeliveryVerifier({ baseUrl: "http://node.example", fetch: pemServer(null) });
+    await expect(noId.verify(signed(), body)).rejects.toThrow(/lacks x-service-signature-keyid/);
+  });
+
   it("works with Fetch Headers and with node's header records", () => {
     const h = signed();
     expect(verifyServiceSignature(new Headers(h), body, keyA.publicKeyPem)).toBe(true);
