@@ -42,7 +42,7 @@ typecheck: $(NODE_MODULES)
 	npx tsc -p tsconfig.json --noEmit
 
 lint: $(NODE_MODULES)
-	npx biome check runtime generator test
+	npx biome check .
 
 clean:
 	rm -rf dist .tmp
