@@ -1,5 +1,5 @@
 /**
- * Subgraph management routes (SPEC.md "Write and management routes"; issue "Subgraphs" item 5),
+ * Subgraph management routes (SPEC.md "Write and management routes"),
  * all behind the instance token (`write`):
  * - deploySubgraph: POST /api/subgraphs — body: a spec as YAML (`application/yaml`,
  *   `text/yaml`, `text/plain`) or JSON (`application/json`). 202 when a backfill from stored

@@ -1,6 +1,6 @@
 /**
  * Webhook management (SPEC.md "Webhook (resource)", "Write and management routes",
- * "Authentication" 7, "Versioning" 4; issue "Webhooks" item 1). Handlers are named after their
+ * "Authentication" 7, "Versioning" 4). Handlers are named after their
  * operationIds; `webhookRoutes(prefix)` lists them for routes.ts, which mounts them under
  * `/api/webhooks` and under the deprecated alias `/api/subscriptions` (same answers, plus a
  * `Deprecation` header). `:webhook` is a webhook id (`wh_…`) or its name.
@@ -101,7 +101,7 @@ function parseName(v: unknown): string {
   return v;
 }
 
-/** URL rules (issue item 9): http(s), no credentials, no private target unless allowed (name resolved too). */
+/** URL rules : http(s), no credentials, no private target unless allowed (name resolved too). */
 async function parseUrl(v: unknown, svc: WebhookService): Promise<string> {
   const verdict = checkWebhookUrl(v, svc.allowPrivate);
   if (!verdict.ok) throw badRequest("URL_NOT_ALLOWED", verdict.reason, { field: "url" });

@@ -1,5 +1,5 @@
 /**
- * Cache headers of the read routes (issue "Index and Streams read API" item 7, SPEC.md
+ * Cache headers of the read routes (SPEC.md
  * "print-schema cache"): immutable pages, short-lived pages, weak ETags. Pure.
  *
  * `public` lets shared caches keep a response. That is right on loopback, where reads need no

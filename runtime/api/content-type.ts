@@ -1,5 +1,5 @@
 /**
- * Request bodies of write routes (DESIGN.md §4, issue "Foundation" item 6): a body must carry
+ * Request bodies of write routes (DESIGN.md §4): a body must carry
  * an accepted Content-Type (default application/json, any charset parameter) or the request
  * gets 415; JSON is parsed with a size limit. Parse and size failures are turned into
  * INVALID_JSON / PAYLOAD_TOO_LARGE by errors.ts. A JSON body nested deeper than

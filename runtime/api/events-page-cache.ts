@@ -1,6 +1,5 @@
 /**
- * In-process cache of rendered Index / Streams pages (issue "Index and Streams read API",
- * benchmark: a 200-event page is ~100 KB of JSON that PostgreSQL builds row by row).
+ * In-process cache of rendered Index / Streams pages (a 200-event page is ~100 KB of JSON that PostgreSQL builds row by row).
  *
  * Apart from `tip`, a page depends only on its query and the chain, so an entry is the rendered
  * page minus its tip (filled in on every answer). Two kinds of entry:

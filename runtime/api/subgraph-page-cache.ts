@@ -1,5 +1,5 @@
 /**
- * In-process cache of rendered subgraph list pages (issue "Subgraph read API" benchmark: a list
+ * In-process cache of rendered subgraph list pages (a list
  * page costs a query whose rows PostgreSQL reads, sends and we parse and serialise one by one).
  *
  * An entry is the whole answer (rows, next_cursor and tip) and is valid while the subgraph stamp

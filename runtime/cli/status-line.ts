@@ -1,5 +1,5 @@
 /**
- * The terminal status line (issue "Devnet simulator" §3): tip, blocks/s, events indexed, reorgs
+ * The terminal status line: tip, blocks/s, events indexed, reorgs
  * and finalized height, refreshed every few seconds so a person can see the service is alive.
  */
 import type { IngestStatus } from "../chain/status.js";

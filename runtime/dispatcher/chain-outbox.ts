@@ -1,5 +1,5 @@
 /**
- * Chain-webhook outbox writer (issue items 3 and 5; DESIGN.md §2, §5): the BlockHooks the ingestor
+ * Chain-webhook outbox writer (DESIGN.md §2, §5): the BlockHooks the ingestor
  * runs inside each block's transaction.
  * - applyBlock: match every chain webhook's triggers against the block and write one outbox row per
  *   (webhook, event) with its dedupe key; emit `sbtc_withdrawal_swept_confirmed` for registry

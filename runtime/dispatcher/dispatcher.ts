@@ -1,5 +1,5 @@
 /**
- * The delivery worker (issue item 4; DESIGN.md §5). One loop per process:
+ * The delivery worker (DESIGN.md §5). One loop per process:
  *   wake (NOTIFY at block commit, a freed slot, the poll timer) → claim due rows for every endpoint
  *   that has room (per-endpoint cap = 2 × concurrency, refilled when half empty; none while paused
  *   or while its circuit is open) → start attempts up to each endpoint's concurrency → record the

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt over HTTP (DESIGN.md §5; issue item 9): POST with a per-attempt deadline
+ * One delivery attempt over HTTP (DESIGN.md §5): POST with a per-attempt deadline
  * covering connect, send and response; redirects are never followed (a 3xx is a failed attempt
  * naming its Location); the response body is read up to a cap and an excerpt kept for the log;
  * every address a host name resolves to is checked at connect time (no DNS-rebinding bypass of

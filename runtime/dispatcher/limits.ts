@@ -1,6 +1,5 @@
 /**
- * Per-webhook delivery limits (issue item 1: "Per-webhook format, timeout, max attempts,
- * concurrency"): defaults and accepted ranges, and their pure validation.
+ * Per-webhook delivery limits (timeout, max attempts, concurrency): defaults and accepted ranges, and their pure validation.
  */
 import { badRequest } from "../internal/errors.js";
 import type { DeliveryLimits } from "./webhook-store.js";

@@ -1,5 +1,5 @@
 /**
- * Webhook secrets at rest (issue item 9): AES-256-GCM under an instance key, bound to the
+ * Webhook secrets at rest: AES-256-GCM under an instance key, bound to the
  * webhook id (additional authenticated data), so a database dump alone reveals no `whsec_`
  * secret and a ciphertext moved to another webhook's row does not decrypt.
  *

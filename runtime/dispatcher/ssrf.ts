@@ -1,5 +1,5 @@
 /**
- * Webhook URL safety (issue item 9; DESIGN.md §6 WEBHOOK_ALLOW_PRIVATE), pure: which URLs may be
+ * Webhook URL safety (DESIGN.md §6 WEBHOOK_ALLOW_PRIVATE), pure: which URLs may be
  * webhook targets and which IP addresses are off limits. URLs must be http(s) without credentials;
  * loopback, private, link-local, CGNAT, multicast and reserved addresses are refused unless
  * private targets are allowed. The check runs on the URL at create/update time and again on every

@@ -1,5 +1,5 @@
 /**
- * The `filter` of a subgraph webhook (issue item 1; its shape is ours, SPEC.md says "not shown"),
+ * The `filter` of a subgraph webhook (its shape is ours, SPEC.md says "not shown"),
  * pure: validated against the table's columns, then applied to each changed row.
  *
  *   { "<column>": <value>, "<column>": { "eq"|"neq"|"gt"|"gte"|"lt"|"lte": <value>, "in": [<value>, …] } }

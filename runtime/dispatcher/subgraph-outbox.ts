@@ -1,5 +1,5 @@
 /**
- * Subgraph-webhook outbox writer (issue items 3 and 5): the listener the subgraph engine calls
+ * Subgraph-webhook outbox writer: the listener the subgraph engine calls
  * inside each block transaction with the rows its handlers changed (and, after a reorg, the
  * compensating changes). Each change that passes a webhook's filter becomes an outbox row
  * `<subgraph>.<table>.<op>`; compensating changes are fences, delivered strictly after what came

@@ -1,5 +1,5 @@
 /**
- * control.webhooks SQL and the webhook record the API returns (issue item 1). Secrets stay
+ * control.webhooks SQL and the webhook record the API returns. Secrets stay
  * sealed here; only `liveSecrets` opens them (for signing) and no record ever carries one.
  */
 import { randomBytes } from "node:crypto";

@@ -1,6 +1,6 @@
 /**
  * Receiver helpers for sluice webhook deliveries (SPEC.md "Signatures on every delivery",
- * "Formats", "Chain apply data"; issue "Webhooks" item 8). Hand-written, node:crypto only.
+ * "Formats", "Chain apply data"). Hand-written, node:crypto only.
  *
  * - `createDeliveryVerifier({ baseUrl })`: checks the ed25519 `x-service-signature` over
  *   `<webhook-id>.<rawBody>` with the instance's public key, fetched from

@@ -1,5 +1,5 @@
 /**
- * Writes a subgraph's planned row operations (issue "Subgraphs" item 4): per table, in chain
+ * Writes a subgraph's planned row operations: per table, in chain
  * order, one statement per run (op-runs.ts), journaling pre-images for blocks that can still
  * reorg, and — when asked — turning the results into RowChanges.
  */

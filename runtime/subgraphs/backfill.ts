@@ -1,5 +1,5 @@
 /**
- * Backfill and reindex (DESIGN.md §2; issue "Subgraphs" item 5): replays stored canonical blocks
+ * Backfill and reindex (DESIGN.md §2): replays stored canonical blocks
  * through a subgraph's handlers in height order, a batch of blocks per transaction. Each batch
  * first locks the chain tip row, which serialises it with block ingestion (ingestion locks the
  * same row first), so the batch sees a stable canonical chain; the batch that reaches the tip

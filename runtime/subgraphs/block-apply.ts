@@ -1,5 +1,5 @@
 /**
- * The engine's per-block step (issue "Subgraphs" item 4), run inside a block's transaction:
+ * The engine's per-block step, run inside a block's transaction:
  * build the block's handler contexts once, plan each subgraph's row operations, and apply them
  * with pre-image journaling. A failing subgraph (a handler throwing, or the database refusing a
  * row: NOT NULL, CHECK, a duplicate on insert) is isolated with savepoints and marked `failed`;

@@ -1,5 +1,5 @@
 /**
- * The subgraph engine (DESIGN.md §1–§3; issue "Subgraphs" items 4–5). Loads every built-in and
+ * The subgraph engine (DESIGN.md §1–§3). Loads every built-in and
  * deployed subgraph; as BlockHooks, runs their handlers inside each block's transaction, journals
  * pre-images and reverts them on reorgs, keeps per-subgraph progress and hands each block's row
  * changes to listeners (the webhook outbox); manages run-time deploys, reindexes and deletes with

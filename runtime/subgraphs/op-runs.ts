@@ -1,5 +1,5 @@
 /**
- * From row operations to statements and back to row changes (issue "Subgraphs" item 4), pure:
+ * From row operations to statements and back to row changes, pure:
  * - `buildRuns` splits one table's operations (chain order) into runs that one statement can
  *   apply: consecutive inserts; consecutive upserts/increments with the same column signature,
  *   merged per unique key (last values win, deltas summed: ON CONFLICT cannot touch a row twice);

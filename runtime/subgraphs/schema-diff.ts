@@ -1,5 +1,5 @@
 /**
- * Schema change classification for a redeploy (issue "Subgraphs" item 5: additive changes migrate
+ * Schema change classification for a redeploy (additive changes migrate
  * in place; breaking changes rebuild). Pure: compares the stored TableMeta of the live subgraph
  * with the new one.
  * - additive: new tables; new nullable columns; a column becoming nullable; indexed/searchable

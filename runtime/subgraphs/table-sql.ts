@@ -1,5 +1,5 @@
 /**
- * SQL of the engine's row writes (issue "Subgraphs" item 4): pure builders, one statement per run
+ * SQL of the engine's row writes: pure builders, one statement per run
  * of row operations on one table. Identifiers come only from the subgraph's schema and pass
  * through the generator's `sqlIdent`; every value is a parameter (arrays through `unnest`, so a
  * run of any length is one statement with a fixed parameter count).

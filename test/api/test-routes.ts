@@ -1,6 +1,6 @@
 /**
  * Test-only routes registered through createApiApp's `routes` parameter: real handlers standing
- * in for the /v1 and /api routes later issues add, so auth, CORS, bodies and errors can be
+ * in for the /v1 and /api routes the service adds, so auth, CORS, bodies and errors can be
  * exercised end to end before those exist.
  */
 import {

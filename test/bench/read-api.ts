@@ -1,5 +1,5 @@
 /**
- * Read-API benchmark (issue "Index and Streams read API"): pages of 200 events from
+ * Read-API benchmark: pages of 200 events from
  * GET /v1/index/events and GET /v1/streams/events, with and without a `types` / `sender` filter,
  * at the start and at the end of a long history, on PostgreSQL. Prints, per case, the page SQL
  * alone (p50/p99 over sequential runs) and HTTP figures from autocannon (10 connections and 1

@@ -1,5 +1,5 @@
 /**
- * Subgraph read API benchmark (issue "Subgraph read API" benchmark): a holdings table of
+ * Subgraph read API benchmark: a holdings table of
  * BENCH_ROWS rows (default 1,000,000) on PostgreSQL and on PGlite, measured over HTTP with
  * autocannon (10 connections, in a worker thread): list `_limit=50` with one indexed filter, the
  * same list on a deep page (a cursor 100 rows before the end), a `_sort` first page vs. deep

@@ -1,5 +1,5 @@
 /**
- * Subgraph benchmark (issue "Subgraphs"): a simulated chain imported by the compiled `sluice
+ * Subgraph benchmark: a simulated chain imported by the compiled `sluice
  * import` (build first: `npm run build`), with all four built-in subgraphs and the webhook outbox
  * writers enabled as in every run of it, on PGlite (an on-disk DATA_DIR) and PostgreSQL (events/s),
  * then a reindex of asset-holdings from the stored blocks on PostgreSQL (events/s). Each import

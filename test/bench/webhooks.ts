@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark (issue "Webhooks", Benchmark): on PostgreSQL and PGlite,
+ * Webhook delivery benchmark: on PostgreSQL and PGlite,
  *  1. throughput: a backlog of outbox rows across healthy local receivers, drained by one worker;
  *  2. latency: simulated blocks ingested at a steady rate through the chain-trigger hooks, from each
  *     block's commit to the first attempt of its deliveries (p50/p99);

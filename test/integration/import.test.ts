@@ -1,5 +1,5 @@
 /**
- * `sluice import` (issue "Foundation" §5): every recorded fixture imported through the import path
+ * `sluice import`: every recorded fixture imported through the import path
  * gives the chain the independent model expects; importing again changes nothing.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The observer contract (DESIGN.md §4, issue "Foundation" §4): malformed bodies are journaled,
+ * The observer contract (DESIGN.md §4): malformed bodies are journaled,
  * answered 200, counted in /status and never block later blocks; duplicates change nothing; a
  * 65 MB body is accepted.
  */

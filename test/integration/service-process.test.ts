@@ -1,5 +1,5 @@
 /**
- * The service as a process (issue "Foundation" §7): a `kill -9` right after acknowledgements loses
+ * The service as a process: a `kill -9` right after acknowledgements loses
  * nothing acknowledged, and SIGTERM stops cleanly (exit 0) after finishing the block in flight.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Simulated chains with forks (issue "Devnet simulator"): ingested through the observer HTTP
+ * Simulated chains with forks: ingested through the observer HTTP
  * endpoint, they end with exactly the canonical chain and event counts the simulator reports.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * A subgraph whose rows the database refuses (issue "Subgraphs" item 4; runtime/subgraphs/
+ * A subgraph whose rows the database refuses (runtime/subgraphs/
  * block-apply.ts): the block transaction runs without savepoints, fails, is rolled back and run
  * again with each subgraph isolated. The refusing subgraph is marked failed at its last good block;
  * every block is still ingested and the other subgraphs go on. Checked on the observer path (one

@@ -1,5 +1,5 @@
 /**
- * The four built-in subgraphs against recorded mainnet/devnet traffic (issue "Subgraphs" tests):
+ * The four built-in subgraphs against recorded mainnet/devnet traffic:
  * every fixture is replayed through the observer, then
  * - holdings equal balances computed here from the fixture's committed ft_* and stx_* events on
  *   the canonical chain, STX ones less the fees paid (decoded from raw_tx) and plus the matured

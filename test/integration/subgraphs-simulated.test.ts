@@ -1,6 +1,6 @@
 /**
- * The built-in subgraphs over simulated devnet traffic with reorgs (issue "Subgraphs" tests;
- * simulator ground truth) and over the clarinet simnet recording of BNS-V2 and sBTC:
+ * The built-in subgraphs over simulated devnet traffic with reorgs (against the
+ * simulator's ground truth) and over the clarinet simnet recording of BNS-V2 and sBTC:
  * - names equal the simulator's BNS-V2 lifecycle (fqn → owner, null once burned), and the simnet
  *   prints' lifecycle; flows equal the sBTC prints; transfers (memo included: the buffer sbtc-token
  *   prints right after the transfer), holdings (STX ones with fees and matured miner rewards) and

@@ -1,6 +1,6 @@
 /**
  * Webhook management API against the real service (SPEC.md "Webhook (resource)", "Trigger
- * object", "Authentication", "Errors", "Versioning" 4; issue "Webhooks" items 1, 2, 7, 9):
+ * object", "Authentication", "Errors", "Versioning" 4):
  * create/list/get/update/delete, pause/resume, secrets shown once and rotated with a grace period,
  * test deliveries by id and name, the delivery log, dead letters and requeue, replay validation,
  * every trigger 400 through the API, URL rules, tokens, and the deprecated `/api/subscriptions`.

@@ -1,5 +1,5 @@
 /**
- * Crash safety of deliveries (issue "Webhooks" item 4; DESIGN.md §2 "one block is the unit of
+ * Crash safety of deliveries (DESIGN.md §2 "one block is the unit of
  * atomicity", §5): the service runs as a child process (`node --import tsx runtime/main.ts`) and
  * is killed with SIGKILL while a batch of deliveries is in flight. After a restart on the same
  * database every expected delivery arrives — none lost — and no event reaches the receiver under

@@ -1,5 +1,5 @@
 /**
- * Chain-webhook deliveries end to end (issue "Webhooks" items 3–7): blocks from the devnet
+ * Chain-webhook deliveries end to end: blocks from the devnet
  * simulator go through the observer; real receivers (node:http on port 0) get every format with
  * its headers; ed25519 verified with node:crypto against the published key, HMAC with the public
  * `standardwebhooks` package; a receiver that fails then recovers loses nothing and gets no

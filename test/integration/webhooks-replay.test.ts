@@ -1,5 +1,5 @@
 /**
- * Replay and forward-only triggers (SPEC.md replay rules; issue "Webhooks" items 2 and 5):
+ * Replay and forward-only triggers (SPEC.md replay rules):
  * chain webhooks start at the tip; a replay enqueues history flagged `is_replay`, is idempotent
  * (same range → same replayId, nothing enqueued twice), never moves the live start, never replays
  * `sbtc_withdrawal_swept_confirmed`, which fires once when a withdrawal-accept print becomes final;

@@ -1,5 +1,5 @@
 /**
- * Delivery timings with an injected clock and random source (issue "Webhooks" item 4; DESIGN.md
+ * Delivery timings with an injected clock and random source (DESIGN.md
  * §5): the worker run one round at a time (`runOnce`) against a real database and a real receiver.
  * Backoff and Retry-After decide when a row is due again; dead after the last attempt; the circuit
  * opens after consecutive failures, lets one probe through after the cool-down, and closes on

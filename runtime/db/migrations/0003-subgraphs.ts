@@ -1,5 +1,5 @@
 /**
- * Control tables of the subgraph engine (DESIGN.md §2 "Storage", issue "Subgraphs" items 4–5):
+ * Control tables of the subgraph engine (DESIGN.md §2 "Storage"):
  * - control.subgraphs: one row per loaded subgraph (built-in or deployed at run time) with its
  *   spec, schema fingerprint, status, progress (`subgraph_height`, backfill counters) and error;
  * - control.subgraph_undo: the pre-image journal. Every row a block changes gets an entry (`op`

@@ -1,5 +1,5 @@
 /**
- * Subgraph progress in its own narrow table (issue "Subgraphs", ingest benchmark).
+ * Subgraph progress in its own narrow table (ingest benchmark).
  * `subgraph_height` moves on every block, while the rest of control.subgraphs (spec text, table
  * metadata) is wide and rarely changes. Updating a wide row per block per subgraph filled its
  * pages with dead versions (many per transaction during imports), and the per-block read of the

@@ -1,6 +1,6 @@
 /**
  * runtime/api/sse.ts frame formatting and runtime/api/cache-headers.ts (SPEC.md "SSE stream
- * routes"; issue item 7 cache headers).
+ * routes").
  */
 import { describe, expect, it } from "vitest";
 import { cacheControl, escapeJsonHtml, ifNoneMatchMatches, weakEtag } from "../../../runtime/api/cache-headers.js";
