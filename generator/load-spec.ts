@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
+import { triggerTypeName } from "../runtime/chain/event-type-names.js";
 import addFormatsModule from "ajv-formats";
 import { SPEC_SCHEMA_FILE } from "./repo-paths.js";
 import { schemaErrorsToSpecErrors } from "./schema-messages.js";
@@ -42,9 +43,25 @@ function specValidator(): ValidateFunction {
 export function loadSpec(text: string, file: string): LoadResult {
   const source = parseYamlSource(text, file);
   if (source.syntaxErrors.length > 0) return { ok: false, errors: sortSpecErrors(source.syntaxErrors) };
+  normalizeSourceTypes(source.value);
   const validate = specValidator();
   if (!validate(source.value)) {
     return { ok: false, errors: sortSpecErrors(schemaErrorsToSpecErrors(validate.errors ?? [], source)) };
   }
   return { ok: true, loaded: { file, spec: source.value as RawSpec, source } };
+}
+
+/**
+ * Spec sources accept any name of an event type (`print`, `contract_event`): each becomes its
+ * source name (`print_event`) before validation, so the model and the schemaHash see one name.
+ */
+function normalizeSourceTypes(value: unknown): void {
+  if (!isObject(value) || !isObject(value.sources)) return;
+  for (const source of Object.values(value.sources)) {
+    if (isObject(source) && typeof source.type === "string") source.type = triggerTypeName(source.type);
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

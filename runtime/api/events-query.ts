@@ -12,6 +12,7 @@
  *   EventSource resumes), else live.
  * `limit` is never clamped; an unknown parameter is a 400 naming the closest valid one.
  */
+import { allEventTypeNames, eventTypeNamed } from "../chain/event-type-names.js";
 import { EVENT_TYPES, type EventType } from "../chain/types.js";
 import { badRequest } from "../internal/errors.js";
 import { beforeHeight, latestPosition, MAX_INT4, parseCursor, type Position } from "./cursor.js";
@@ -162,7 +163,8 @@ export function parseEventFilters(query: QueryInput): EventFilters {
 
 /**
  * A comma-separated (and/or repeated) list of event types, in EVENT_TYPES order without
- * duplicates; undefined when absent. An unknown or empty entry is 400 INVALID_PARAMETER listing
+ * duplicates; undefined when absent. Each entry may be any name of its type (`print`,
+ * `print_event`, `contract_event`: chain/event-type-names.ts). An unknown or empty entry is 400 INVALID_PARAMETER listing
  * the valid types.
  */
 export function parseTypeList(name: string, raw: unknown): EventType[] | undefined {
@@ -177,8 +179,9 @@ export function parseTypeList(name: string, raw: unknown): EventType[] | undefin
     }
     for (const part of value.split(",")) {
       const type = part.trim();
-      if (!(EVENT_TYPES as readonly string[]).includes(type)) throw unknownType(name, type);
-      wanted.add(type);
+      const eventType = eventTypeNamed(type);
+      if (eventType === undefined) throw unknownType(name, type);
+      wanted.add(eventType);
     }
   }
   return EVENT_TYPES.filter((t) => wanted.has(t));
@@ -186,11 +189,11 @@ export function parseTypeList(name: string, raw: unknown): EventType[] | undefin
 
 function unknownType(name: string, type: string) {
   const shown = type.length > 60 ? `${type.slice(0, 60)}…` : type;
-  const suggestion = type === "" ? undefined : didYouMean(type.replace(/_event$/, ""), EVENT_TYPES);
+  const suggestion = type === "" ? undefined : didYouMean(type, allEventTypeNames());
   const what = type === "" ? "an empty entry" : `unknown event type ${JSON.stringify(shown)}`;
   return badRequest(
     "INVALID_PARAMETER",
-    `${name} has ${what}${suggestion ? ` (did you mean ${JSON.stringify(suggestion)}?)` : ""}; valid types: ${EVENT_TYPES.join(", ")}`,
+    `${name} has ${what}${suggestion ? ` (did you mean ${JSON.stringify(suggestion)}?)` : ""}; valid types: ${EVENT_TYPES.join(", ")} (or their trigger or node names, e.g. print_event, contract_event)`,
     { parameter: name, value: shown, allowed: [...EVENT_TYPES], suggestion: suggestion ?? null },
   );
 }

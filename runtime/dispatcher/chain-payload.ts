@@ -4,6 +4,7 @@
  * triggers (`stx_transfer_event`, `contract_event` for prints, …), the bare transaction type for
  * tx-level ones (`contract_call`, flat, raw-hex `function_args`; `smart_contract` for deploys).
  */
+import { EVENT_TYPE_NAMES } from "../chain/event-type-names.js";
 import type { ClarityJson, DecodedEvent, DecodedTx } from "../chain/types.js";
 import type { TriggerType } from "./triggers.js";
 
@@ -34,23 +35,9 @@ export interface RollbackData {
 /** SPEC.md Limits: "orphaned entries per rollback delivery: 500". */
 export const MAX_ORPHANED = 500;
 
-const NODE_EVENT_NAMES: Readonly<Record<DecodedEvent["type"], string>> = {
-  stx_transfer: "stx_transfer_event",
-  stx_mint: "stx_mint_event",
-  stx_burn: "stx_burn_event",
-  stx_lock: "stx_lock_event",
-  ft_transfer: "ft_transfer_event",
-  ft_mint: "ft_mint_event",
-  ft_burn: "ft_burn_event",
-  nft_transfer: "nft_transfer_event",
-  nft_mint: "nft_mint_event",
-  nft_burn: "nft_burn_event",
-  print: "contract_event",
-};
-
 /** The `event` object of an event-level delivery. */
 export function buildEventBody(e: DecodedEvent): DeliveryEvent {
-  return { type: NODE_EVENT_NAMES[e.type], event_index: e.eventIndex, tx_id: e.txId, data: eventData(e) };
+  return { type: EVENT_TYPE_NAMES[e.type].node, event_index: e.eventIndex, tx_id: e.txId, data: eventData(e) };
 }
 
 function eventData(e: DecodedEvent): Record<string, ClarityJson> {

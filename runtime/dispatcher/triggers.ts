@@ -4,6 +4,7 @@
  * are camelCase; amounts are strings of digits; pattern fields take `*` wildcards; `trait` names a
  * token standard. Every error names the trigger's index and the offending field.
  */
+import { triggerTypeName } from "../chain/event-type-names.js";
 import { badRequest, type ServiceError } from "../internal/errors.js";
 import { CHAIN_SOURCE_FILTER_FIELDS } from "../subgraphs/match-source.js";
 import { parseTraitName, type TraitName } from "../subgraphs/traits.js";
@@ -93,8 +94,9 @@ export function parseTrigger(raw: unknown, index: number): Trigger {
     throw invalid(index, null, `${at} must be an object with a "type"`);
   }
   const record = raw as Record<string, unknown>;
-  const type = record.type;
-  if (type === undefined) throw invalid(index, "type", `${at}.type is required`);
+  if (record.type === undefined) throw invalid(index, "type", `${at}.type is required`);
+  // Any name of an event type is accepted (`print`, `contract_event` → print_event).
+  const type = typeof record.type === "string" ? triggerTypeName(record.type) : record.type;
   if (!isTriggerType(type)) {
     throw invalid(
       index,

@@ -101,7 +101,7 @@ describe("GET /v1/streams/events: 400 rules", () => {
     const body = await expectError("/v1/streams/events?types=stx_transfer,bogus", 400, "INVALID_PARAMETER");
     expect(body.details?.allowed).toEqual([...EVENT_TYPES]);
     for (const t of EVENT_TYPES) expect(body.error).toContain(t);
-    const suggested = await expectError("/v1/streams/events?types=ft_transfer_event", 400, "INVALID_PARAMETER");
+    const suggested = await expectError("/v1/streams/events?types=ft_transfr", 400, "INVALID_PARAMETER");
     expect(suggested.details?.suggestion).toBe("ft_transfer");
     await expectError("/v1/streams/events?not_types=nope", 400, "INVALID_PARAMETER");
   });

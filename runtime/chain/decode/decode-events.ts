@@ -1,22 +1,8 @@
 /** Node `/new_block` events → DecodedEvent with the Streams payload (DESIGN.md §2, §3). */
-import type { ClarityJson, DecodedEvent, EventType } from "../types.js";
+import { eventTypeOfNodeName } from "../event-type-names.js";
+import type { ClarityJson, DecodedEvent } from "../types.js";
 import { decodeClarityHex } from "./clarity-json.js";
 import { isIndex, isRecord, type JsonObject, malformed, requireDecimal, requireHash, requireString } from "./fields.js";
-
-/** Node event type name → our event type. Anything else is skipped (and reported). */
-const NODE_EVENT_TYPES: Readonly<Record<string, EventType>> = {
-  stx_transfer_event: "stx_transfer",
-  stx_mint_event: "stx_mint",
-  stx_burn_event: "stx_burn",
-  stx_lock_event: "stx_lock",
-  ft_transfer_event: "ft_transfer",
-  ft_mint_event: "ft_mint",
-  ft_burn_event: "ft_burn",
-  nft_transfer_event: "nft_transfer",
-  nft_mint_event: "nft_mint",
-  nft_burn_event: "nft_burn",
-  contract_event: "print",
-};
 
 export interface DecodedEvents {
   /** Sorted by (txIndex, nodeEventIndex), eventIndex = position. */
@@ -44,7 +30,7 @@ export function decodeEvents(
     const raw = rawEvents[i];
     if (!isRecord(raw)) throw malformed(at, "must be an object", raw);
     const nodeType = requireString(raw, "type", `${at}.`);
-    if (!Object.hasOwn(NODE_EVENT_TYPES, nodeType)) {
+    if (eventTypeOfNodeName(String(nodeType)) === undefined) {
       skippedTypes.push(nodeType);
       continue;
     }
@@ -74,13 +60,12 @@ export function decodeEvents(
 }
 
 /**
- * Decodes one node event of a known type (see NODE_EVENT_TYPES) for a tx already resolved by
+ * Decodes one node event of a known type (see event-type-names.ts) for a tx already resolved by
  * the caller. `eventIndex` is left at -1 for decodeEvents to assign.
  */
 export function decodeEvent(raw: JsonObject, at: string, txId: string, txIndex: number): DecodedEvent {
   const nodeType = raw.type;
-  const type =
-    typeof nodeType === "string" && Object.hasOwn(NODE_EVENT_TYPES, nodeType) ? NODE_EVENT_TYPES[nodeType] : undefined;
+  const type = typeof nodeType === "string" ? eventTypeOfNodeName(nodeType) : undefined;
   if (type === undefined) throw malformed(`${at}.type`, "is not an indexed event type", nodeType);
   const nodeEventIndex = raw.event_index;
   if (!isIndex(nodeEventIndex)) throw malformed(`${at}.event_index`, "must be a non-negative integer", nodeEventIndex);

@@ -160,9 +160,14 @@ describe("parseStreamEventsQuery and filters", () => {
   });
 
   it("an unknown type is 400 listing every valid type, with a suggestion", () => {
-    const err = errorOf(() => parseEventFilters({ types: "stx_transfer_event" }));
+    const err = errorOf(() => parseEventFilters({ types: "stx_transfr" }));
     expect(err).toMatchObject({ status: 400, code: "INVALID_PARAMETER" });
     expect(err.details).toMatchObject({ parameter: "types", allowed: [...EVENT_TYPES], suggestion: "stx_transfer" });
+  });
+
+  it("a type's trigger and node names are the type", () => {
+    expect(parseEventFilters({ types: "stx_transfer_event,print_event" }).types).toEqual(["stx_transfer", "print"]);
+    expect(parseEventFilters({ types: "contract_event" }).types).toEqual(["print"]);
   });
 
   it.each([
