@@ -19,6 +19,8 @@ import type { SubgraphModule } from "../subgraphs/types.js";
 import { applyType, buildApplyData } from "./chain-payload.js";
 import { insertOutboxRows, notifyWorkers, type OutboxInsert } from "./outbox-store.js";
 import { rowMatches } from "./subgraph-filter.js";
+import { renderRow } from "../subgraphs/op-runs.js";
+import { rowSql } from "../subgraphs/table-sql.js";
 import { buildRowReplayData, replayType } from "./subgraph-payload.js";
 import { matchBlock, readPlan, traitCandidates } from "./trigger-match.js";
 import type { WebhookRow } from "./webhook-store.js";
@@ -174,7 +176,7 @@ async function replaySubgraph(deps: ReplayDeps, webhook: WebhookRow, range: Repl
   let after = "-1";
   for (;;) {
     const { rows } = await deps.db.query<Record<string, unknown> & { _id: string; index_block_hash: string | null }>(
-      `SELECT t.*, b.index_block_hash FROM ${table} t
+      `SELECT ${rowSql(module.tables[tableName], "t")}, b.index_block_hash FROM ${table} t
          LEFT JOIN chain.blocks b ON b.canonical AND b.block_height = t._block_height
         WHERE t._block_height BETWEEN $1 AND $2 AND t._id > $3
         ORDER BY t._id LIMIT ${ROWS_PER_CHUNK}`,
@@ -185,7 +187,9 @@ async function replaySubgraph(deps: ReplayDeps, webhook: WebhookRow, range: Repl
     scanned += rows.length;
     const inserts: OutboxInsert[] = [];
     for (const r of rows) {
-      const { index_block_hash: blockHash, ...row } = r;
+      // Rendered as live row changes are (op-runs.ts renderRow), so a replayed row equals the live one.
+      const { index_block_hash: blockHash, ...raw } = r;
+      const row = renderRow(module.tables[tableName], raw);
       if (!rowMatches(filter, row)) continue;
       const data = buildRowReplayData(module.name, tableName, row, blockHash);
       inserts.push({

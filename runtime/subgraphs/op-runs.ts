@@ -13,6 +13,7 @@ import { toJsonb } from "../chain/block-store.js";
 import { addDecimals, canonicalDecimal, isDecimal } from "./decimal.js";
 import type { PlannedOp } from "./dispatch.js";
 import type { ColumnType, IncrementOp, RowChange, TableMeta, UpsertOp } from "./types.js";
+import { timestampTextColumn } from "./table-sql.js";
 
 /** A planned operation with its position in the subgraph's plan (stable sort key of its change). */
 export interface SeqOp extends PlannedOp {
@@ -156,7 +157,9 @@ export function renderRow(meta: TableMeta, row: Record<string, unknown>): Record
   const out: Record<string, unknown> = {};
   for (const [name, col] of Object.entries(meta.columns)) {
     const v = row[name];
-    out[name] = name === "_block_height" && v !== null && v !== undefined ? String(v) : renderValue(col.type, v);
+    const text = col.type === "timestamp" ? row[timestampTextColumn(name)] : undefined;
+    if (typeof text === "string") out[name] = text;
+    else out[name] = name === "_block_height" && v !== null && v !== undefined ? String(v) : renderValue(col.type, v);
   }
   return out;
 }

@@ -45,6 +45,26 @@ export function arrayType(meta: TableMeta, column: string): string {
 }
 
 /** Journal columns are parameters $1..$4 of every journaled statement. */
+/** ISO 8601 in UTC with microseconds, e.g. `2026-01-15T10:20:30.123456Z` (lossless for timestamptz). */
+export function isoTimestampSql(expr: string): string {
+  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** The result column holding a timestamp column's ISO text (see rowSql). */
+export const timestampTextColumn = (column: string) => `${column}:text`;
+
+/**
+ * `alias.*` plus each timestamp column as ISO text with microseconds: the drivers return a
+ * timestamptz as a JS Date, which drops them, and row changes must render a row exactly as the
+ * read API does (renderRow in op-runs.ts reads these columns).
+ */
+export function rowSql(meta: TableMeta, alias: string): string {
+  const texts = Object.entries(meta.columns)
+    .filter(([, column]) => column.type === "timestamp")
+    .map(([name]) => `, ${isoTimestampSql(`${alias}.${sqlIdent(name)}`)} AS ${sqlIdent(timestampTextColumn(name))}`);
+  return `${alias}.*${texts.join("")}`;
+}
+
 const JOURNAL_PARAMS = 4;
 const UNDO_INSERT =
   "INSERT INTO control.subgraph_undo (index_block_hash, block_height, subgraph, table_name, row_id, op, pre_image)";
@@ -74,7 +94,11 @@ export function insertSql(target: TableTarget, columns: readonly string[], journ
     `, ins AS (INSERT INTO ${qualified(target)} (${list(cols)}) SELECT ${list(cols)} FROM input ORDER BY "_ord" RETURNING *)`,
   ];
   if (journal) parts.push(`, undo AS (${UNDO_INSERT} SELECT $1, $2, $3, $4, ins."_id", 'insert', NULL FROM ins)`);
-  parts.push(collect ? `SELECT 1 AS "_src", ins.* FROM ins ORDER BY ins."_id"` : `SELECT count(*) AS "_n" FROM ins`);
+  parts.push(
+    collect
+      ? `SELECT 1 AS "_src", ${rowSql(target.meta, "ins")} FROM ins ORDER BY ins."_id"`
+      : `SELECT count(*) AS "_n" FROM ins`,
+  );
   return parts.join("\n");
 }
 
@@ -121,7 +145,7 @@ export function upsertSql(
   }
   parts.push(
     collect
-      ? `SELECT 0 AS "_src", old.* FROM old UNION ALL SELECT 1 AS "_src", up.* FROM up`
+      ? `SELECT 0 AS "_src", ${rowSql(target.meta, "old")} FROM old UNION ALL SELECT 1 AS "_src", ${rowSql(target.meta, "up")} FROM up`
       : `SELECT count(*) AS "_n" FROM up`,
   );
   return parts.join("\n");
@@ -159,7 +183,9 @@ export function updateSql(
   ];
   if (journal)
     parts.push(`, undo AS (${UNDO_INSERT} SELECT $1, $2, $3, $4, o."_id", 'update', to_jsonb(o) FROM old o)`);
-  parts.push(`SELECT 0 AS "_src", old.* FROM old UNION ALL SELECT 1 AS "_src", up.* FROM up`);
+  parts.push(
+    `SELECT 0 AS "_src", ${rowSql(target.meta, "old")} FROM old UNION ALL SELECT 1 AS "_src", ${rowSql(target.meta, "up")} FROM up`,
+  );
   return parts.join("\n");
 }
 
@@ -175,7 +201,7 @@ export function deleteSql(
   const parts = [`WITH del AS (DELETE FROM ${qualified(target)} t WHERE ${pred.sql} RETURNING t.*)`];
   if (journal)
     parts.push(`, undo AS (${UNDO_INSERT} SELECT $1, $2, $3, $4, d."_id", 'delete', to_jsonb(d) FROM del d)`);
-  parts.push(`SELECT 0 AS "_src", del.* FROM del`);
+  parts.push(`SELECT 0 AS "_src", ${rowSql(target.meta, "del")} FROM del`);
   return parts.join("\n");
 }
 
@@ -186,7 +212,7 @@ const FIRST_ENTRIES = `SELECT DISTINCT ON (row_id) row_id, op, pre_image FROM co
 /** Revert step 1: delete the rows the block created. Parameters: index_block_hash, subgraph, table. */
 export function revertDeleteSql(target: TableTarget): string {
   return `WITH first AS (${FIRST_ENTRIES})
-DELETE FROM ${qualified(target)} t USING first f WHERE t."_id" = f.row_id AND f.op = 'insert' RETURNING t.*`;
+DELETE FROM ${qualified(target)} t USING first f WHERE t."_id" = f.row_id AND f.op = 'insert' RETURNING ${rowSql(target.meta, "t")}`;
 }
 
 /**
@@ -201,5 +227,5 @@ export function revertRestoreSql(target: TableTarget, physicalColumns: readonly 
 , pre AS (SELECT r.* FROM first f, jsonb_populate_record(NULL::${table}, f.pre_image) r WHERE f.op <> 'insert')
 , old AS (SELECT t.* FROM ${table} t WHERE t."_id" IN (SELECT "_id" FROM pre))
 , up AS (INSERT INTO ${table} AS t SELECT * FROM pre ON CONFLICT ("_id") DO UPDATE SET ${sets.join(", ")} RETURNING t.*)
-SELECT 0 AS "_src", old.* FROM old UNION ALL SELECT 1 AS "_src", up.* FROM up`;
+SELECT 0 AS "_src", ${rowSql(target.meta, "old")} FROM old UNION ALL SELECT 1 AS "_src", ${rowSql(target.meta, "up")} FROM up`;
 }

@@ -21,7 +21,8 @@
  * columns (pg_trgm GIN indexes serve it). Pure.
  */
 import type { FilterOperator } from "../../subgraphs/types.js";
-import { isoTimestampSql, keyTextSql, quoteIdent, selectSql, sqlType, tableSql } from "./sql.js";
+import { isoTimestampSql } from "../../subgraphs/table-sql.js";
+import { keyTextSql, quoteIdent, selectSql, sqlType, tableSql } from "./sql.js";
 import type {
   AggregateQuery,
   Filter,

@@ -4,6 +4,7 @@
  * and the expressions that render values losslessly. Pure.
  */
 import type { ColumnMeta } from "../../subgraphs/types.js";
+import { isoTimestampSql } from "../../subgraphs/table-sql.js";
 import type { TableTarget } from "./types.js";
 
 /** PostgreSQL types of subgraph columns: integers are NUMERIC except the two system bigints. */
@@ -45,11 +46,6 @@ export function sqlType(column: ColumnMeta): SqlType {
     case "principal":
       return "text";
   }
-}
-
-/** ISO 8601 in UTC with microseconds, e.g. `2026-01-15T10:20:30.123456Z` (lossless for timestamptz). */
-export function isoTimestampSql(expr: string): string {
-  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
 /**
