@@ -260,6 +260,8 @@ describe("aggregate", () => {
     expect(body.details?.limit).toBe(32);
     const spread = "_countDistinct=a,b,c,d,e,f,g,h,i&_sum=a,b,c,d,e,f,g,h&_min=a,b,c,d,e,f,g,h&_max=a,b,c,d,e,f,g,h";
     await expectError(`${H}/aggregate?${spread}`, 400, "TOO_MANY_AGGREGATES");
+    const repeated = Array.from({ length: 33 }, () => "amount").join(",");
+    await expectError(`${H}/aggregate?_countDistinct=${repeated}`, 400, "TOO_MANY_AGGREGATES");
   });
   it("_count must be true or false; list parameters are unknown here", async () => {
     await expectError(`${H}/aggregate?_count=yes`, 400, "INVALID_PARAMETER");

@@ -389,6 +389,7 @@ describe("aggregates equal an independent BigInt computation", () => {
     expect(await getJson(`${base}${pathOf(holdings)}/aggregate?_sum=amount`)).toEqual({
       sum: { amount: modelAggregate(holdings.rows, "amount").sum },
     });
+    expect(await getJson(`${base}${pathOf(holdings)}/aggregate?_count=false`)).toEqual({ count: holdings.rows.length });
     expect(await getJson(`${base}${pathOf(holdings)}/aggregate?_count=false&_max=_block_height`)).toEqual({
       max: { _block_height: modelAggregate(holdings.rows, "_block_height").max },
     });

@@ -90,7 +90,11 @@ export function parseAggregateQuery(query: QueryInput, target: TableTarget): Agg
     min: splitList("_min", params._min),
     max: splitList("_max", params._max),
   };
-  const total = lists.countDistinct.length + lists.sum.length + lists.min.length + lists.max.length;
+  // The limit counts the columns as listed, repeats included (the lists themselves are deduplicated).
+  const total = [params._countDistinct, params._sum, params._min, params._max].reduce(
+    (n, raw) => n + (raw === undefined ? 0 : raw.split(",").length),
+    0,
+  );
   if (total > MAX_AGGREGATE_COLUMNS) {
     throw badRequest(
       "TOO_MANY_AGGREGATES",
@@ -118,8 +122,9 @@ export function parseAggregateQuery(query: QueryInput, target: TableTarget): Agg
       }
     }
   }
-  // No aggregate named: SPEC.md "With no aggregate parameter the response is { count: <n> }".
-  if (params._count === undefined && total === 0) count = true;
+  // No aggregate asked for (none named, or only `_count=false`): SPEC.md "With no aggregate
+  // parameter the response is { count: <n> }".
+  if (!count && total === 0) count = true;
   return { filters, search: null, count, ...lists };
 }
 

@@ -175,7 +175,8 @@ describe("parseAggregateQuery", () => {
       min: [],
       max: [],
     });
-    expect(parseAggregateQuery({ _count: "false" }, flows).count).toBe(false);
+    // `_count=false` alone asks for no aggregate: answered like no aggregate parameter.
+    expect(parseAggregateQuery({ _count: "false" }, flows).count).toBe(true);
     expect(
       parseAggregateQuery({ _sum: "request_id,request_id,burn_height", _max: "_block_height", topic: "x" }, flows),
     ).toEqual({
@@ -215,6 +216,12 @@ describe("parseAggregateQuery", () => {
       failure(() => parseAggregateQuery({ _countDistinct: many(20, "c"), _sum: many(13, "s") }, flows))?.code,
     ).toBe("TOO_MANY_AGGREGATES");
     expect(failure(() => parseAggregateQuery({ _countDistinct: many(32, "c") }, flows))?.code).toBe("INVALID_COLUMN");
+  });
+
+  it("columns count as listed: 33 repeats of one column are TOO_MANY_AGGREGATES, 32 are one aggregate", () => {
+    const repeated = (n: number) => Array.from({ length: n }, () => "request_id").join(",");
+    expect(failure(() => parseAggregateQuery({ _sum: repeated(33) }, flows))?.code).toBe("TOO_MANY_AGGREGATES");
+    expect(parseAggregateQuery({ _sum: repeated(32) }, flows).sum).toEqual(["request_id"]);
   });
 });
 
