@@ -71,6 +71,29 @@ export const INDEX_EVENTS_PARAMS = ["limit", "cursor", "from_cursor", "from_heig
 export const STREAM_EVENTS_PARAMS = ["limit", "cursor", ...FILTER_PARAMS] as const;
 export const STREAM_SSE_PARAMS = ["cursor", "from_cursor", "from_height", ...FILTER_PARAMS] as const;
 
+/** The three event routes, and which of them takes each parameter (for errors naming the right one). */
+const INDEX_ROUTE = "GET /v1/index/events";
+const STREAMS_ROUTE = "GET /v1/streams/events";
+const SSE_ROUTE = "GET /v1/streams/events/stream";
+const ROUTE_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  [INDEX_ROUTE]: INDEX_EVENTS_PARAMS,
+  [STREAMS_ROUTE]: STREAM_EVENTS_PARAMS,
+  [SSE_ROUTE]: STREAM_SSE_PARAMS,
+};
+
+/** For one route: each parameter only its sibling routes take → those routes. */
+function otherRoutes(route: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [other, params] of Object.entries(ROUTE_PARAMS)) {
+    if (other === route) continue;
+    for (const p of params) if (!ROUTE_PARAMS[route].includes(p)) (out[p] ??= []).push(other);
+  }
+  return out;
+}
+const INDEX_OTHER_ROUTES = otherRoutes(INDEX_ROUTE);
+const STREAMS_OTHER_ROUTES = otherRoutes(STREAMS_ROUTE);
+const SSE_OTHER_ROUTES = otherRoutes(SSE_ROUTE);
+
 /** Offset-style names answered with a pointer to keyset pagination. */
 const KEYSET_ALIASES: Readonly<Record<string, string>> = Object.freeze({ offset: "cursor", _offset: "cursor" });
 const REPEATABLE = ["types", "not_types"];
@@ -79,7 +102,7 @@ const MAX_FILTER_LENGTH = 256;
 
 /** GET /v1/index/events. */
 export function parseIndexEventsQuery(query: QueryInput): EventsQuery {
-  rejectUnknownParams(query, INDEX_EVENTS_PARAMS, { aliases: KEYSET_ALIASES });
+  rejectUnknownParams(query, INDEX_EVENTS_PARAMS, { aliases: KEYSET_ALIASES, otherRoutes: INDEX_OTHER_ROUTES });
   const limit = parseIntegerParam("limit", query.limit, { min: 1, max: MAX_LIMIT, default: INDEX_DEFAULT_LIMIT });
   const requestCursor = parseStartCursor(query);
   const fromHeight = parseIntegerParam("from_height", query.from_height, { min: 0, max: MAX_INT4 });
@@ -95,7 +118,11 @@ export function parseIndexEventsQuery(query: QueryInput): EventsQuery {
 
 /** GET /v1/streams/events. */
 export function parseStreamEventsQuery(query: QueryInput): EventsQuery {
-  rejectUnknownParams(query, STREAM_EVENTS_PARAMS, { aliases: KEYSET_ALIASES, repeatable: REPEATABLE });
+  rejectUnknownParams(query, STREAM_EVENTS_PARAMS, {
+    aliases: KEYSET_ALIASES,
+    repeatable: REPEATABLE,
+    otherRoutes: STREAMS_OTHER_ROUTES,
+  });
   const limit = parseIntegerParam("limit", query.limit, { min: 1, max: MAX_LIMIT, default: STREAMS_DEFAULT_LIMIT });
   const cursorText = singleParam("cursor", query.cursor);
   const position = cursorText === undefined ? null : parseCursor("cursor", cursorText);
@@ -104,7 +131,11 @@ export function parseStreamEventsQuery(query: QueryInput): EventsQuery {
 
 /** GET /v1/streams/events/stream: filters and start position (`lastEventId` = the header). */
 export function parseStreamSubscription(query: QueryInput, lastEventId: string | undefined): StreamSubscription {
-  rejectUnknownParams(query, STREAM_SSE_PARAMS, { aliases: KEYSET_ALIASES, repeatable: REPEATABLE });
+  rejectUnknownParams(query, STREAM_SSE_PARAMS, {
+    aliases: KEYSET_ALIASES,
+    repeatable: REPEATABLE,
+    otherRoutes: SSE_OTHER_ROUTES,
+  });
   const filters = parseEventFilters(query);
   const fromHeight = parseIntegerParam("from_height", query.from_height, { min: 0, max: MAX_INT4 });
   const cursor = parseStartCursor(query);

@@ -78,6 +78,8 @@ export interface ParamRules {
   suggestions?: readonly string[];
   /** Names that may be repeated (`?a=1&a=2`); any other repeated name is a 400. */
   repeatable?: readonly string[];
+  /** Names this route does not take but a sibling route does: name → the routes that take it. */
+  otherRoutes?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**
@@ -88,6 +90,14 @@ export function rejectUnknownParams(query: QueryInput, valid: readonly string[],
   for (const [name, value] of Object.entries(query)) {
     if (rules.aliases) rejectAlias(name, rules.aliases);
     if (!valid.includes(name) && !rules.accept?.(name)) {
+      const routes = rules.otherRoutes && Object.hasOwn(rules.otherRoutes, name) ? rules.otherRoutes[name] : undefined;
+      if (routes) {
+        throw badRequest(
+          "UNKNOWN_PARAMETER",
+          `query parameter ${JSON.stringify(name)} is not taken by this route; ${routes.join(" and ")} ${routes.length > 1 ? "take" : "takes"} it`,
+          { parameter: name, suggestion: null, acceptedBy: [...routes] },
+        );
+      }
       const suggestion = didYouMean(name, rules.suggestions ? [...valid, ...rules.suggestions] : valid);
       throw badRequest(
         "UNKNOWN_PARAMETER",

@@ -84,6 +84,20 @@ describe("GET /v1/index/events: 400 rules", () => {
     );
     await expectError("/v1/index/events?types=print", 400, "UNKNOWN_PARAMETER");
   });
+  it("a parameter another event route takes is refused naming that route (SPEC.md route tables)", async () => {
+    const cases: [string, string[]][] = [
+      ["/v1/index/events?types=print", ["GET /v1/streams/events", "GET /v1/streams/events/stream"]],
+      ["/v1/index/events?sender=SP1", ["GET /v1/streams/events", "GET /v1/streams/events/stream"]],
+      ["/v1/streams/events?from_height=1", ["GET /v1/index/events", "GET /v1/streams/events/stream"]],
+      ["/v1/streams/events?to_height=1", ["GET /v1/index/events"]],
+      ["/v1/streams/events/stream?limit=5", ["GET /v1/index/events", "GET /v1/streams/events"]],
+    ];
+    for (const [path, routes] of cases) {
+      const body = await expectError(path, 400, "UNKNOWN_PARAMETER");
+      expect(body.details?.acceptedBy, path).toEqual(routes);
+      for (const route of routes) expect(body.error, path).toContain(route.slice("GET ".length));
+    }
+  });
   it("offset-style paging is refused with a pointer to the cursor", async () => {
     const body = await expectError("/v1/index/events?offset=10", 400, "INVALID_PARAMETER");
     expect(body.details).toMatchObject({ use: "cursor" });
