@@ -86,7 +86,10 @@ function otherRoutes(route: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [other, params] of Object.entries(ROUTE_PARAMS)) {
     if (other === route) continue;
-    for (const p of params) if (!ROUTE_PARAMS[route].includes(p)) (out[p] ??= []).push(other);
+    for (const p of params) {
+      if (ROUTE_PARAMS[route].includes(p)) continue;
+      out[p] = [...(out[p] ?? []), other];
+    }
   }
   return out;
 }
