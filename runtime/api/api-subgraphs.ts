@@ -58,6 +58,7 @@ export function renderProgress(p: SubgraphProgress): Record<string, unknown> {
     started_at: p.operationStartedAt,
     finished_at: p.operationFinishedAt,
     error: p.error,
+    reason: p.reason,
   };
 }
 

@@ -36,6 +36,8 @@ export interface ProgressJson {
   blocks_done: number;
   blocks_total: number;
   error: string | null;
+  /** Why the engine started the current or last rebuild by itself; null for requested operations. */
+  reason: string | null;
 }
 
 export const TIP_CACHE_MS = 1000;
@@ -167,6 +169,7 @@ interface SubgraphRow {
   blocks_done: number;
   blocks_total: number;
   error: string | null;
+  reason: string | null;
 }
 
 async function readTipState(ctx: HandlerContext): Promise<TipState> {
@@ -174,7 +177,8 @@ async function readTipState(ctx: HandlerContext): Promise<TipState> {
     ctx.db.query<{ block_height: number | null }>("SELECT block_height FROM control.chain_tip"),
     ctx.db
       .query<SubgraphRow>(
-        `SELECT s.name, s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.error
+        `SELECT s.name, s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.error,
+                s.operation_reason AS reason
            FROM control.subgraphs s JOIN control.subgraph_progress p USING (name)`,
       )
       .then((r) => r.rows)
@@ -191,6 +195,7 @@ async function readTipState(ctx: HandlerContext): Promise<TipState> {
         blocks_done: Number(row.blocks_done),
         blocks_total: Number(row.blocks_total),
         error: row.error,
+        reason: row.reason,
       },
     });
   }
@@ -236,6 +241,7 @@ export async function readProgress(ctx: HandlerContext, subgraph: string): Promi
       blocks_done: progress.blocksDone,
       blocks_total: progress.blocksTotal,
       error: progress.error,
+      reason: progress.reason,
     };
   }
   return (await tipState(ctx)).subgraphs.get(subgraph)?.progress ?? null;

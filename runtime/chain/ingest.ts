@@ -43,6 +43,9 @@ export interface BlockHooks {
   onReorg?(q: Queryable, reorg: ReorgRecord): Promise<void>;
   /** The transaction's blocks are all applied; it commits next (write what was deferred). */
   beforeCommit?(q: Queryable): Promise<void>;
+  /** The transaction `q` committed (q only names it; it runs no more queries): start work that
+   * must see what it wrote, e.g. a background rebuild. Not called for a rolled-back attempt. */
+  afterCommit?(q: Queryable): void;
 }
 
 export interface ReorgRecord {
@@ -139,15 +142,19 @@ export function tryDecode(path: string, body: string): DecodeResult {
 export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = [] }: IngestorDeps): Ingestor {
   const confirmations = finalityBurnConfirmations;
 
-  /** db.transaction, run again when a hook asks (RetryTransactionError). */
+  /** db.transaction, run again when a hook asks (RetryTransactionError); hooks hear of the commit. */
   async function blockTransaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      let committed: { q: Queryable; result: T };
       try {
-        return await db.transaction(fn);
+        committed = await db.transaction(async (q) => ({ q, result: await fn(q) }));
       } catch (err) {
         if (!(err instanceof RetryTransactionError) || attempt >= TRANSACTION_ATTEMPTS) throw err;
         logger.info({ msg: "block transaction rolled back; running it again", reason: err.message, attempt });
+        continue;
       }
+      for (const h of hooks) h.afterCommit?.(committed.q);
+      return committed.result;
     }
   }
 
@@ -284,8 +291,8 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       await insertReorg(q, record);
       for (const h of hooks) await h.onReorg?.(q, record);
       if (decision.belowFinality) {
-        // Followed anyway (the node's chain is the chain); rows derived from blocks already final
-        // were not journaled, so subgraphs may need a reindex.
+        // Followed anyway (the node's chain is the chain); subgraphs whose undo journal no longer
+        // covers the orphaned blocks are rebuilt by the subgraph engine (revert-coverage.ts).
         logger.error({
           msg: "reorg below the finality boundary",
           fork_point_height: plan.forkPointHeight,

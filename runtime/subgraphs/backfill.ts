@@ -4,8 +4,10 @@
  * first locks the chain tip row, which serialises it with block ingestion (ingestion locks the
  * same row first), so the batch sees a stable canonical chain; the batch that reaches the tip
  * marks the subgraph `ready` in that same transaction, and the next ingested block is applied
- * live. Blocks at or below the finalized height are applied together without journaling (they
- * never reorg); newer blocks one at a time with their pre-image journal, exactly like live ones.
+ * live. Blocks at or below the finalized height are applied together without journaling (only a
+ * reorg below finality can orphan them, and the progress row records that the journal does not
+ * cover them: revert-coverage.ts); newer blocks one at a time with their pre-image journal, exactly
+ * like live ones.
  */
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
@@ -53,6 +55,7 @@ export async function runBackfill(deps: BackfillDeps, name: string): Promise<Bac
       const from = next.rows[0]?.h ?? row.subgraphHeight + 1;
       const to = Math.min(tip.height, from + deps.batchBlocks - 1);
       let done = 0;
+      let unjournaled = -1;
       if (from <= to) {
         const blocks = await readCanonicalRange(q, from, to, sub.index.eventTypes, sub.index.txLevel);
         done = blocks.length;
@@ -62,6 +65,7 @@ export async function runBackfill(deps: BackfillDeps, name: string): Promise<Bac
         if (settled.length > 0) {
           const res = await applyBlocks(q, [sub], settled, { ...options, journal: null });
           if (res.failed.length > 0) return "failed";
+          unjournaled = settled[settled.length - 1].height;
         }
         for (const block of blocks.filter((b) => b.height > finalized)) {
           const res = await applyBlocks(q, [sub], [block], {
@@ -73,8 +77,9 @@ export async function runBackfill(deps: BackfillDeps, name: string): Promise<Bac
       }
       const reached = to >= tip.height;
       await q.query(
-        "UPDATE control.subgraph_progress SET subgraph_height = GREATEST(subgraph_height, $2) WHERE name = $1",
-        [name, Math.max(to, row.subgraphHeight)],
+        `UPDATE control.subgraph_progress SET subgraph_height = GREATEST(subgraph_height, $2),
+            unjournaled_height = GREATEST(unjournaled_height, $3) WHERE name = $1`,
+        [name, Math.max(to, row.subgraphHeight), unjournaled],
       );
       await q.query(
         `UPDATE control.subgraphs SET blocks_done = blocks_done + $2,

@@ -23,13 +23,15 @@ export interface SubgraphRow {
   operationStartedAt: Date | null;
   operationFinishedAt: Date | null;
   error: string | null;
+  /** Why the engine started the current or last rebuild by itself; null for requested operations. */
+  reason: string | null;
   deployedAt: Date;
 }
 
 /** control.subgraphs joined with its progress row (migration 0005). */
 const SELECT_ROWS = `SELECT s.name, s.kind, s.version, s.schema_hash, s.module_hash, s.spec_text, s.spec_format, s.tables,
   s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.operation_started_at, s.operation_finished_at, s.error,
-  s.deployed_at FROM control.subgraphs s JOIN control.subgraph_progress p USING (name)`;
+  s.operation_reason, s.deployed_at FROM control.subgraphs s JOIN control.subgraph_progress p USING (name)`;
 
 function toRow(r: Record<string, unknown>): SubgraphRow {
   const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
@@ -49,6 +51,7 @@ function toRow(r: Record<string, unknown>): SubgraphRow {
     operationStartedAt: date(r.operation_started_at),
     operationFinishedAt: date(r.operation_finished_at),
     error: (r.error as string | null) ?? null,
+    reason: (r.operation_reason as string | null) ?? null,
     deployedAt: date(r.deployed_at) ?? new Date(0),
   };
 }
@@ -73,20 +76,25 @@ export function progressOf(row: SubgraphRow): SubgraphProgress {
     operationStartedAt: row.operationStartedAt?.toISOString() ?? null,
     operationFinishedAt: row.operationFinishedAt?.toISOString() ?? null,
     error: row.error,
+    reason: row.reason,
   };
 }
 
-/** Inserts or replaces the definition columns of a subgraph row (status/progress as given). */
+/**
+ * Inserts or replaces the definition columns of a subgraph row (status/progress as given). Resetting
+ * the progress starts an operation: counters, error and the undo journal's coverage start afresh,
+ * with `reason` (why the engine started it by itself; null when it was requested).
+ */
 export async function upsertDefinition(
   q: Queryable,
   source: ModuleSource,
-  state: { status: SubgraphStatus; resetProgress: boolean; blocksTotal?: number },
+  state: { status: SubgraphStatus; resetProgress: boolean; blocksTotal?: number; reason?: string | null },
 ): Promise<void> {
   const m = source.module;
   await q.query(
     `WITH def AS (INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, spec_text, spec_format, tables, status,
-        blocks_done, blocks_total, operation_started_at, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $11, CASE WHEN $9 IN ('backfilling', 'reindexing') THEN now() END, NULL)
+        blocks_done, blocks_total, operation_started_at, error, operation_reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $11, CASE WHEN $9 IN ('backfilling', 'reindexing') THEN now() END, NULL, $13)
      ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, version = EXCLUDED.version, schema_hash = EXCLUDED.schema_hash,
         module_hash = EXCLUDED.module_hash, spec_text = EXCLUDED.spec_text, spec_format = EXCLUDED.spec_format,
         tables = EXCLUDED.tables, status = EXCLUDED.status, updated_at = now(),
@@ -95,11 +103,13 @@ export async function upsertDefinition(
         operation_started_at = CASE WHEN $12 THEN EXCLUDED.operation_started_at ELSE control.subgraphs.operation_started_at END,
         operation_finished_at = CASE WHEN $12 THEN NULL ELSE control.subgraphs.operation_finished_at END,
         error = CASE WHEN $12 THEN NULL ELSE control.subgraphs.error END,
+        operation_reason = CASE WHEN $12 THEN $13 ELSE control.subgraphs.operation_reason END,
         deployed_at = CASE WHEN $12 THEN now() ELSE control.subgraphs.deployed_at END
      RETURNING name)
      INSERT INTO control.subgraph_progress (name, subgraph_height) SELECT name, $10 FROM def
      ON CONFLICT (name) DO UPDATE SET
-        subgraph_height = CASE WHEN $12 THEN EXCLUDED.subgraph_height ELSE control.subgraph_progress.subgraph_height END`,
+        subgraph_height = CASE WHEN $12 THEN EXCLUDED.subgraph_height ELSE control.subgraph_progress.subgraph_height END,
+        unjournaled_height = CASE WHEN $12 THEN -1 ELSE control.subgraph_progress.unjournaled_height END`,
     [
       m.name,
       source.kind,
@@ -113,6 +123,7 @@ export async function upsertDefinition(
       (m.startBlock ?? 0) - 1,
       state.blocksTotal ?? 0,
       state.resetProgress,
+      state.reason ?? null,
     ],
   );
 }

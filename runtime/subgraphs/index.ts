@@ -1,9 +1,10 @@
 /**
  * The subgraph engine (DESIGN.md §1–§3). Loads every built-in and
  * deployed subgraph; as BlockHooks, runs their handlers inside each block's transaction, journals
- * pre-images and reverts them on reorgs, keeps per-subgraph progress and hands each block's row
- * changes to listeners (the webhook outbox); manages run-time deploys, reindexes and deletes with
- * backfills from stored canonical blocks.
+ * pre-images and reverts them on reorgs (rebuilding, like a reindex, a subgraph whose journal no
+ * longer covers what a reorg below finality orphaned), keeps per-subgraph progress and hands each
+ * block's row changes to listeners (the webhook outbox); manages run-time deploys, reindexes and
+ * deletes with backfills from stored canonical blocks.
  *
  * State lives in control.subgraphs and control.subgraph_progress (read at the start of each
  * ingest transaction, so a deploy made by another process is picked up by the ingest leader;
@@ -42,9 +43,10 @@ import {
   type SpecFormat,
 } from "./module-loader.js";
 import { pruneUndo, revertBlockRows } from "./revert.js";
+import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
-import { createTransactionView } from "./transaction-view.js";
+import { createTransactionView, type SubgraphStatusRow } from "./transaction-view.js";
 import type {
   ChangedBlock,
   RowChange,
@@ -132,6 +134,8 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const traits = createTraitResolver();
   const pruneEvery = deps.pruneEveryBlocks ?? 64;
   let blocksSincePrune = 0;
+  // Rebuilds a block transaction decided on, started once it commits (hooks.afterCommit).
+  const rebuildsOnCommit = new WeakMap<Queryable, { forkPointHeight: number; names: string[] }[]>();
   let closing = false;
 
   const setLoaded = (source: ModuleSource, deployedAt: Date) =>
@@ -223,6 +227,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         q,
         subs.map((s) => s.module.name).filter((n) => !result.failed.includes(n)),
         block.height,
+        journal !== null,
       );
       await notify(q, result.changes, { indexBlockHash: block.indexBlockHash, height: block.height });
       if (++blocksSincePrune >= pruneEvery && finalized !== null) {
@@ -231,22 +236,69 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       }
     },
 
-    async revertBlock(q, ref) {
-      await view.reload(q); // the revert moves progress back itself; later blocks read it again
-      const { rows } = await q.query<{ name: string; module_hash: string }>(
-        "SELECT name, module_hash FROM control.subgraphs",
-      );
+    async revertBlock(q, ref, forkPointHeight) {
+      await view.reload(q); // progress as stored, with what this transaction applied so far
+      const rows = await view.rows(q);
       await syncModules(q, rows);
+      // Decided at the reorg's first (newest) block; afterwards the rebuilt subgraphs need nothing.
+      await startRebuilds(q, rows, forkPointHeight);
       const modules = new Map([...loaded].map(([name, l]) => [name, l.source.module]));
       const block = { indexBlockHash: ref.indexBlockHash, height: ref.height };
       const changes = await revertBlockRows(q, modules, block, await changesWanted(q, block));
       await notify(q, changes, block);
+      await view.reload(q); // the revert (and a rebuild) moved progress: later blocks read it again
     },
 
     async beforeCommit(q) {
       await view.flush(q);
     },
+
+    afterCommit(q) {
+      const rebuilds = rebuildsOnCommit.get(q);
+      if (rebuilds === undefined) return;
+      rebuildsOnCommit.delete(q);
+      for (const { forkPointHeight, names } of rebuilds) {
+        log.warn({
+          msg: "subgraphs rebuilding: a reorg orphaned blocks whose row changes can no longer be reverted",
+          subgraphs: names,
+          fork_point_height: forkPointHeight,
+        });
+        for (const name of names) startOperation(name);
+      }
+    },
   };
+
+  /**
+   * Inside a reorg's transaction, before its reverts: each subgraph the undo journal cannot revert
+   * (revert-coverage.ts) gets empty tables and the `reindexing` status with the reason, exactly as
+   * a reindex does, so the reverts and the new branch's blocks pass it by; the rebuild from the
+   * stored canonical blocks starts once the transaction commits.
+   */
+  async function startRebuilds(
+    q: Queryable,
+    rows: readonly SubgraphStatusRow[],
+    forkPointHeight: number,
+  ): Promise<void> {
+    const coverage = rows.map((r) => ({
+      name: r.name,
+      status: r.status,
+      subgraphHeight: r.subgraph_height,
+      unjournaledHeight: r.unjournaled_height,
+      startBlock: loaded.get(r.name)?.source.module.startBlock ?? 0,
+    }));
+    const names: string[] = [];
+    for (const name of subgraphsToRebuild(coverage, forkPointHeight)) {
+      const source = loaded.get(name)?.source;
+      if (source === undefined) continue; // cannot be loaded: marked failed while syncing modules
+      await rebuildTables(q, source);
+      await resetDefinition(q, source, "reindexing", rebuildReason(forkPointHeight));
+      names.push(name);
+    }
+    if (names.length === 0) return;
+    const pending = rebuildsOnCommit.get(q) ?? [];
+    pending.push({ forkPointHeight, names });
+    rebuildsOnCommit.set(q, pending);
+  }
 
   function startOperation(name: string): void {
     if (operations.has(name) || closing) return;
@@ -289,17 +341,22 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     await q.exec(source.migrationSql);
   }
 
-  /** Sets up a definition that must be (re)built from stored blocks; ready at once on an empty chain. */
+  /**
+   * Sets up a definition that must be (re)built from stored blocks; ready at once on an empty chain.
+   * `reason`: why the engine rebuilds it by itself (none for a requested operation).
+   */
   async function resetDefinition(
     q: Queryable,
     source: ModuleSource,
     status: "backfilling" | "reindexing",
+    reason: string | null = null,
   ): Promise<boolean> {
     const total = await countCanonicalAbove(q, (source.module.startBlock ?? 0) - 1);
     await upsertDefinition(q, source, {
       status: total > 0 ? status : "ready",
       resetProgress: true,
       blocksTotal: total,
+      reason,
     });
     return total > 0;
   }

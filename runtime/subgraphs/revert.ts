@@ -71,10 +71,17 @@ export async function revertBlockRows(
   return changes;
 }
 
-/** Drops every journal entry of blocks at or below `finalizedHeight` (they never reorg). */
-export async function pruneUndo(q: Queryable, finalizedHeight: number): Promise<number> {
-  const { rowCount } = await q.query("DELETE FROM control.subgraph_undo WHERE block_height <= $1", [finalizedHeight]);
-  return rowCount;
+/**
+ * Drops every journal entry of blocks at or below `finalizedHeight` (final blocks reorg only below
+ * finality), and records in every subgraph's progress that the journal no longer covers them
+ * (revert-coverage.ts), in the same statement.
+ */
+export async function pruneUndo(q: Queryable, finalizedHeight: number): Promise<void> {
+  await q.query(
+    `WITH pruned AS (DELETE FROM control.subgraph_undo WHERE block_height <= $1)
+     UPDATE control.subgraph_progress SET unjournaled_height = $1 WHERE unjournaled_height < $1`,
+    [finalizedHeight],
+  );
 }
 
 /** `"schema"."table"` of a module's table (for tests and tools). */

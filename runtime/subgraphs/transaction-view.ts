@@ -10,6 +10,10 @@
  *
  * `finalized_height` is the value at the transaction's start: never above the true one, which only
  * makes the engine journal pre-images it could have skipped (they are pruned later).
+ *
+ * `unjournaled_height` (the undo journal's coverage, revert-coverage.ts) is raised with the same
+ * statement when a block is applied without journaling; it only ever grows there, so a value read
+ * here may be below the stored one (pruning raises it in the database) but never above it.
  */
 import type { Queryable } from "../db/types.js";
 
@@ -18,28 +22,37 @@ export interface SubgraphStatusRow {
   kind: string;
   status: string;
   subgraph_height: number;
+  unjournaled_height: number;
   module_hash: string;
   finalized_height: number | null;
 }
 
-const SELECT_STATUS = `SELECT s.name, s.kind, s.status, p.subgraph_height, s.module_hash, t.finalized_height
+const SELECT_STATUS = `SELECT s.name, s.kind, s.status, p.subgraph_height, p.unjournaled_height, s.module_hash,
+  t.finalized_height
   FROM control.subgraphs s JOIN control.subgraph_progress p USING (name) CROSS JOIN control.chain_tip t
  ORDER BY s.name`;
 
-const WRITE_PROGRESS = `UPDATE control.subgraph_progress p SET subgraph_height = v.height
-  FROM unnest($1::text[], $2::int[]) AS v(name, height) WHERE p.name = v.name`;
+const WRITE_PROGRESS = `UPDATE control.subgraph_progress p SET subgraph_height = v.height,
+    unjournaled_height = GREATEST(p.unjournaled_height, v.unjournaled)
+  FROM unnest($1::text[], $2::int[], $3::int[]) AS v(name, height, unjournaled) WHERE p.name = v.name`;
+
+interface PendingProgress {
+  height: number;
+  /** The highest height applied without journaling in this transaction (-1: none). */
+  unjournaled: number;
+}
 
 interface TransactionState {
   rows: SubgraphStatusRow[];
-  /** Heights applied in this transaction and not yet written, by subgraph. */
-  pending: Map<string, number>;
+  /** Progress made in this transaction and not yet written, by subgraph. */
+  pending: Map<string, PendingProgress>;
 }
 
 export interface TransactionView {
   /** The status rows (read on the transaction's first call). */
   rows(q: Queryable): Promise<SubgraphStatusRow[]>;
-  /** `names` processed the block at `height`. */
-  advanced(q: Queryable, names: readonly string[], height: number): void;
+  /** `names` processed the block at `height`, with its undo entries (`journaled`) or without. */
+  advanced(q: Queryable, names: readonly string[], height: number, journaled: boolean): void;
   /** `names` were marked failed in this transaction. */
   failed(q: Queryable, names: readonly string[]): void;
   /** Writes the pending progress (before commit, and before anything that reads or moves it). */
@@ -66,12 +79,14 @@ export function createTransactionView(): TransactionView {
       return state.rows;
     },
 
-    advanced(q, names, height) {
+    advanced(q, names, height, journaled) {
       const state = states.get(q);
       if (state === undefined) throw new Error("subgraph progress recorded outside a read transaction view");
       for (const row of rowsNamed(q, names)) {
         row.subgraph_height = height;
-        state.pending.set(row.name, height);
+        if (!journaled) row.unjournaled_height = Math.max(row.unjournaled_height, height);
+        const unjournaled = state.pending.get(row.name)?.unjournaled ?? -1;
+        state.pending.set(row.name, { height, unjournaled: journaled ? unjournaled : Math.max(unjournaled, height) });
       }
     },
 
@@ -83,7 +98,8 @@ export function createTransactionView(): TransactionView {
       const pending = states.get(q)?.pending;
       if (pending === undefined || pending.size === 0) return;
       const names = [...pending.keys()];
-      await q.query(WRITE_PROGRESS, [names, names.map((n) => pending.get(n))]);
+      const progress = names.map((n) => pending.get(n) as PendingProgress);
+      await q.query(WRITE_PROGRESS, [names, progress.map((p) => p.height), progress.map((p) => p.unjournaled)]);
       pending.clear();
     },
 

@@ -249,6 +249,11 @@ export interface SubgraphProgress {
   operationFinishedAt: string | null;
   /** Why the subgraph failed (status `failed`), else null. */
   error: string | null;
+  /**
+   * Why the engine started the current or last rebuild by itself (a reorg its undo journal could
+   * not revert); null when the operation was requested (deploy, reindex) or none ran.
+   */
+  reason: string | null;
 }
 
 /** A loaded subgraph: its module and where it came from. */

@@ -190,7 +190,12 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
     await t.db.query(
       "UPDATE control.chain_tip SET index_block_hash = 'a5', block_height = 5, burn_block_height = 200, finalized_height = 5",
     );
-    expect(await migrate(t.db)).toEqual([8]);
+    expect(
+      await migrate(
+        t.db,
+        CORE_MIGRATIONS.filter((m) => m.version <= 8),
+      ),
+    ).toEqual([8]);
     const tip = async () =>
       (
         await t.db.query<{ contested: number | null; high: number | null; fin: number | null; below: string }>(
@@ -202,6 +207,42 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
     // One confirmation: a4 is deep enough (burn 104 <= 105 - 1) but contested by b4; a3 is final.
     await createIngestor({ db: t.db, logger: silentLogger, finalityBurnConfirmations: 1 }).refreshFinality();
     expect(await tip()).toEqual({ contested: 4, high: 5, fin: 3, below: "0" });
+  });
+
+  it("migration 9 takes existing subgraphs' undo journal to be gone up to the highest boundary reported", async () => {
+    for (const schema of ["chain", "control"]) await t.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await migrate(
+      t.db,
+      CORE_MIGRATIONS.filter((m) => m.version < 9),
+    );
+    await t.db.query(
+      `INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, tables, status)
+       VALUES ('alpha', 'deployed', '1.0.0', 'h', 'm', '{}', 'ready')`,
+    );
+    await t.db.query("INSERT INTO control.subgraph_progress (name, subgraph_height) VALUES ('alpha', 40)");
+    // A tie lowered the boundary to 35 after 38 had been reported final.
+    await t.db.query("UPDATE control.chain_tip SET finalized_height = 35, finalized_high_water = 38");
+    expect(
+      await migrate(
+        t.db,
+        CORE_MIGRATIONS.filter((m) => m.version <= 9),
+      ),
+    ).toEqual([9]);
+    const read = async () =>
+      (
+        await t.db.query<{ name: string; unjournaled_height: number; operation_reason: string | null }>(
+          `SELECT name, unjournaled_height, operation_reason
+             FROM control.subgraph_progress JOIN control.subgraphs USING (name) ORDER BY name`,
+        )
+      ).rows;
+    expect(await read()).toEqual([{ name: "alpha", unjournaled_height: 38, operation_reason: null }]);
+    // A subgraph added later has applied nothing unjournaled yet.
+    await t.db.query(
+      `INSERT INTO control.subgraphs (name, kind, version, schema_hash, module_hash, tables, status)
+       VALUES ('beta', 'deployed', '1.0.0', 'h', 'm', '{}', 'ready')`,
+    );
+    await t.db.query("INSERT INTO control.subgraph_progress (name) VALUES ('beta')");
+    expect((await read())[1]).toEqual({ name: "beta", unjournaled_height: -1, operation_reason: null });
   });
 });
 
