@@ -6,7 +6,7 @@ import type { SubgraphModel } from "./model.js";
 
 export const REBUILD_COMMAND = "make generate";
 export const SERVING_HANDLERS =
-  "listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/v1-subgraphs.ts";
+  "listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/subgraphs/read-routes.ts";
 
 /** Header lines (without comment markers) for one subgraph's artifact. */
 export function headerLines(model: Pick<SubgraphModel, "specFile" | "name" | "version">, what: string): string[] {

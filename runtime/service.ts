@@ -4,8 +4,8 @@
  */
 import path from "node:path";
 import { createApiApp } from "./api/app.js";
-import { createChainHub } from "./api/chain-hub.js";
-import { type Listener, listen } from "./api/server.js";
+import { createChainHub } from "./api/events/chain-hub.js";
+import { type Listener, listen } from "./api/http/server.js";
 import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
 import { openFileJournal } from "./chain/file-journal.js";
 import { createObserverApp } from "./chain/observer.js";

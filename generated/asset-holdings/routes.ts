@@ -21,7 +21,7 @@ export interface Rows {
   holdings: HoldingsRow;
 }
 
-/** Subgraph asset-holdings: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/v1-subgraphs.ts). */
+/** Subgraph asset-holdings: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/subgraphs/read-routes.ts). */
 export const subgraph: SubgraphModule = {
   name: "asset-holdings",
   version: "1.2.0",

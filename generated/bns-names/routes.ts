@@ -22,7 +22,7 @@ export interface Rows {
   names: NamesRow;
 }
 
-/** Subgraph bns-names: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/v1-subgraphs.ts). */
+/** Subgraph bns-names: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/subgraphs/read-routes.ts). */
 export const subgraph: SubgraphModule = {
   name: "bns-names",
   version: "1.0.0",

@@ -22,7 +22,7 @@ export interface Rows {
   contracts: ContractsRow;
 }
 
-/** Subgraph contract-deployments: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/v1-subgraphs.ts). */
+/** Subgraph contract-deployments: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/subgraphs/read-routes.ts). */
 export const subgraph: SubgraphModule = {
   name: "contract-deployments",
   version: "1.0.0",

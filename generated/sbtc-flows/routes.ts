@@ -37,7 +37,7 @@ export interface Rows {
   transfers: TransfersRow;
 }
 
-/** Subgraph sbtc-flows: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/v1-subgraphs.ts). */
+/** Subgraph sbtc-flows: metadata and compiled handlers (served by listTableRows, countTableRows, aggregateTableRows, getTableRow and streamTableRows in runtime/api/subgraphs/read-routes.ts). */
 export const subgraph: SubgraphModule = {
   name: "sbtc-flows",
   version: "1.1.0",

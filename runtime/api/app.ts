@@ -1,21 +1,21 @@
 /**
  * Builds the Express app of the API shell (DESIGN.md §4; SPEC.md "Authentication", "Errors")
- * from the route table. Glue only: every decision lives in auth.ts, cors.ts, content-type.ts,
- * errors.ts and query-params.ts. Listening is server.ts's job.
+ * from the route table. Glue only: every decision lives in http/auth.ts, http/cors.ts, http/content-type.ts,
+ * http/errors.ts and http/query-params.ts. Listening is http/server.ts's job.
  *
  * Stack: request id + access log → CORS (loopback reads) → each route [auth → body checks →
  * handler] → prefix-based auth for unmatched paths → JSON 404 → error middleware.
  */
 import express, { type Express, type RequestHandler } from "express";
-import { createAuthMiddleware, surfaceForPath } from "./auth.js";
-import { BODY_METHODS, createBodyParsers } from "./content-type.js";
-import { createCors } from "./cors.js";
-import { createErrorHandler, notFoundHandler } from "./errors.js";
-import { EventsPageCache } from "./events-page-cache.js";
-import { createPrintSchemaStore } from "./print-schema-store.js";
-import { createRequestContext, requestIdOf } from "./request-context.js";
-import { SubgraphPageCache } from "./subgraph-page-cache.js";
-import { checkRouteTable, type RouteEntry, type RouteTable } from "./route-table.js";
+import { createAuthMiddleware, surfaceForPath } from "./http/auth.js";
+import { BODY_METHODS, createBodyParsers } from "./http/content-type.js";
+import { createCors } from "./http/cors.js";
+import { createErrorHandler, notFoundHandler } from "./http/errors.js";
+import { EventsPageCache } from "./events/page-cache.js";
+import { createPrintSchemaStore } from "./events/print-schema-store.js";
+import { createRequestContext, requestIdOf } from "./http/request-context.js";
+import { SubgraphPageCache } from "./subgraphs/page-cache.js";
+import { checkRouteTable, type RouteEntry, type RouteTable } from "./http/route-table.js";
 import { routes as defaultRoutes } from "./routes.js";
 import type { ApiDeps, ApiHandler, HandlerContext } from "./types.js";
 

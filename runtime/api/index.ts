@@ -3,8 +3,8 @@
  * table in routes.ts, `startApiServer(app, {host, port})` listens on it.
  */
 export { type ApiAppDeps, createApiApp } from "./app.js";
-export type { Surface } from "./auth.js";
-export type { BodyOptions, HttpMethod, RouteEntry, RouteTable } from "./route-table.js";
+export type { Surface } from "./http/auth.js";
+export type { BodyOptions, HttpMethod, RouteEntry, RouteTable } from "./http/route-table.js";
 export { routes } from "./routes.js";
-export { type ApiServer, type ApiServerOptions, startApiServer } from "./server.js";
+export { type ApiServer, type ApiServerOptions, startApiServer } from "./http/server.js";
 export type { ApiDeps, ApiHandler, HandlerContext, StatusSource } from "./types.js";

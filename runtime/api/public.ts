@@ -5,9 +5,9 @@
  */
 import type { Request } from "express";
 import { ServiceError } from "../internal/errors.js";
-import { cacheControl } from "./cache-headers.js";
-import { sendWithEtag } from "./json-response.js";
-import { rejectUnknownParams } from "./query-params.js";
+import { cacheControl } from "./http/cache-headers.js";
+import { sendWithEtag } from "./http/json-response.js";
+import { rejectUnknownParams } from "./http/query-params.js";
 import type { ApiHandler } from "./types.js";
 
 /** The header deliveries name their signing key in; the PEM answer names it there too. */

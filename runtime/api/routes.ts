@@ -1,16 +1,16 @@
 /**
  * THE route table (STYLE.md "Finding any route in one step"): every method and path the API
  * serves, its access rule and its handler. Later modules add rows here by importing their
- * handlers (v1-subgraphs.ts, v1-index.ts, api-webhooks.ts, ...). Order matters where paths
+ * handlers (subgraphs/read-routes.ts, events/index-routes.ts, webhooks/routes.ts, ...). Order matters where paths
  * overlap: list the literal segment (`.../count`) before the parameter (`.../:id`).
  */
-import { deleteSubgraph, deploySubgraph, reindexSubgraph, SPEC_BODY } from "./api-subgraphs.js";
-import { webhookRoutes } from "./api-webhooks.js";
+import { deleteSubgraph, deploySubgraph, reindexSubgraph, SPEC_BODY } from "./subgraphs/management-routes.js";
+import { webhookRoutes } from "./webhooks/routes.js";
 import { getHealth, getStatus } from "./ops.js";
 import { getSigningKey } from "./public.js";
-import type { RouteTable } from "./route-table.js";
-import { getPrintSchema, getTransactionProof, listIndexEvents } from "./v1-index.js";
-import { listStreamEvents, streamEvents } from "./v1-streams.js";
+import type { RouteTable } from "./http/route-table.js";
+import { getPrintSchema, getTransactionProof, listIndexEvents } from "./events/index-routes.js";
+import { listStreamEvents, streamEvents } from "./events/streams-routes.js";
 import {
   aggregateTableRows,
   countTableRows,
@@ -21,7 +21,7 @@ import {
   listSubgraphs,
   listTableRows,
   streamTableRows,
-} from "./v1-subgraphs.js";
+} from "./subgraphs/read-routes.js";
 
 export const routes: RouteTable = [
   { method: "GET", path: "/health", auth: "public", handler: getHealth },
@@ -43,11 +43,11 @@ export const routes: RouteTable = [
   { method: "GET", path: "/v1/subgraphs/:name/:table/aggregate", auth: "read", handler: aggregateTableRows },
   { method: "GET", path: "/v1/subgraphs/:name/:table/stream", auth: "read", handler: streamTableRows },
   { method: "GET", path: "/v1/subgraphs/:name/:table/:id", auth: "read", handler: getTableRow },
-  // Subgraph management (SPEC.md "Write and management routes"; api-subgraphs.ts): deploy, reindex, delete
+  // Subgraph management (SPEC.md "Write and management routes"; subgraphs/management-routes.ts): deploy, reindex, delete
   { method: "POST", path: "/api/subgraphs", auth: "write", handler: deploySubgraph, body: SPEC_BODY },
   { method: "POST", path: "/api/subgraphs/:name/reindex", auth: "write", handler: reindexSubgraph },
   { method: "DELETE", path: "/api/subgraphs/:name", auth: "write", handler: deleteSubgraph },
-  // Webhooks (SPEC.md "Write and management routes"; api-webhooks.ts lists each path and handler):
+  // Webhooks (SPEC.md "Write and management routes"; webhooks/routes.ts lists each path and handler):
   // create/list, get/update/delete, pause, resume, rotate-secret, test, deliveries, dead-letters
   // (+ requeue), replay — and the same under the deprecated alias (SPEC.md Versioning 4).
   ...webhookRoutes("/api/webhooks"),

@@ -9,10 +9,10 @@ import type { Logger } from "../internal/logger.js";
 import type { WebhookService } from "../dispatcher/index.js";
 import type { SigningKey } from "../internal/signing-key.js";
 import type { SubgraphEngine } from "../subgraphs/index.js";
-import type { ChainHub } from "./chain-hub.js";
-import type { EventsPageCache } from "./events-page-cache.js";
-import type { SubgraphPageCache } from "./subgraph-page-cache.js";
-import type { PrintSchemaStore } from "./print-schema-store.js";
+import type { ChainHub } from "./events/chain-hub.js";
+import type { EventsPageCache } from "./events/page-cache.js";
+import type { SubgraphPageCache } from "./subgraphs/page-cache.js";
+import type { PrintSchemaStore } from "./events/print-schema-store.js";
 
 /** Readiness and status figures, implemented by the ingestion module. */
 export interface StatusSource {
@@ -30,7 +30,7 @@ export interface ApiDeps {
   db: Db;
   /** The instance's ed25519 key (GET /public/streams/signing-key); absent in shell-only tests (503). */
   signingKey?: SigningKey;
-  /** Fan-out of chain changes to SSE streams (chain-hub.ts); absent in shell-only tests (503). */
+  /** Fan-out of chain changes to SSE streams (events/chain-hub.ts); absent in shell-only tests (503). */
   chainHub?: ChainHub;
   /** The subgraph engine (runtime/subgraphs): deploy, reindex, delete, progress; absent in shell-only tests (503). */
   subgraphs?: SubgraphEngine;

@@ -32,7 +32,7 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** Largest observer body accepted, bytes (the genesis block is tens of MB). */
   observerBodyLimit: number;
-  /** Memory for rendered Index / Streams pages (runtime/api/events-page-cache.ts), bytes; 0 = off. */
+  /** Memory for rendered Index / Streams pages (runtime/api/events/page-cache.ts), bytes; 0 = off. */
   pageCacheBytes: number;
   /**
    * SIGNING_KEY_SEED: base64 of a 32-byte ed25519 seed, or null to keep the key in DATA_DIR

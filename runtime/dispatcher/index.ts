@@ -21,7 +21,7 @@ import { createSubgraphOutbox, type RowChangeListener } from "./subgraph-outbox.
 export type { Dispatcher } from "./dispatcher.js";
 export type { RowChange, RowChangeListener } from "./subgraph-outbox.js";
 
-/** What the management API (runtime/api/api-webhooks.ts) needs. */
+/** What the management API (runtime/api/webhooks/routes.ts) needs. */
 export interface WebhookService {
   secrets: SecretBox;
   dispatcher: Dispatcher;

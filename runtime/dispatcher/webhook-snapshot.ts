@@ -5,7 +5,7 @@
  *
  * Once per transaction is as fresh as once per block: the block transaction holds the chain-tip
  * row lock from its first block to its commit, and creating or deleting a webhook takes that lock
- * first (api-webhooks.ts), so the lists cannot change under it. `finalizedHeight` is the value at
+ * first (webhooks/routes.ts), so the lists cannot change under it. `finalizedHeight` is the value at
  * the transaction's start: a sweep that became final during the transaction is confirmed by the
  * next one. A trigger or filter edit applies from the next transaction.
  */

@@ -1,9 +1,15 @@
 /**
- * The pure access decision (runtime/api/auth.ts) against SPEC.md "Authentication", plus the
+ * The pure access decision (runtime/api/http/auth.ts) against SPEC.md "Authentication", plus the
  * refuse-to-start rule 4 as enforced by parseConfig.
  */
 import { describe, expect, it } from "vitest";
-import { type AccessInput, decideAccess, parseBearer, surfaceForPath, tokensEqual } from "../../runtime/api/auth.js";
+import {
+  type AccessInput,
+  decideAccess,
+  parseBearer,
+  surfaceForPath,
+  tokensEqual,
+} from "../../runtime/api/http/auth.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { ConfigError } from "../../runtime/internal/errors.js";
 

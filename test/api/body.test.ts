@@ -1,5 +1,5 @@
 /**
- * Write-request bodies (runtime/api/content-type.ts): JSON only by default (415 otherwise),
+ * Write-request bodies (runtime/api/http/content-type.ts): JSON only by default (415 otherwise),
  * malformed JSON is 400 INVALID_JSON, oversized bodies are 413 PAYLOAD_TOO_LARGE, bodies nested
  * deeper than 64 levels are 400 BODY_TOO_DEEP.
  */

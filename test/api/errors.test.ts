@@ -1,10 +1,10 @@
 /**
- * Error rendering (runtime/api/errors.ts): `{error, code, details?}` everywhere, a JSON 404 for
+ * Error rendering (runtime/api/http/errors.ts): `{error, code, details?}` everywhere, a JSON 404 for
  * unknown routes, 500 INTERNAL without internals for unexpected throws, request ids.
  */
 import { describe, expect, it } from "vitest";
-import { codeForStatus, renderError } from "../../runtime/api/errors.js";
-import { checkRouteTable } from "../../runtime/api/route-table.js";
+import { codeForStatus, renderError } from "../../runtime/api/http/errors.js";
+import { checkRouteTable } from "../../runtime/api/http/route-table.js";
 import { routes } from "../../runtime/api/routes.js";
 import { badRequest, ServiceError } from "../../runtime/internal/errors.js";
 import { bodyOf, startTestApi } from "./harness.js";

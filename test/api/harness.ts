@@ -5,9 +5,9 @@
 import type { Db } from "../../runtime/db/types.js";
 import { afterEach } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
-import type { RouteTable } from "../../runtime/api/route-table.js";
+import type { RouteTable } from "../../runtime/api/http/route-table.js";
 import { routes } from "../../runtime/api/routes.js";
-import { startApiServer } from "../../runtime/api/server.js";
+import { startApiServer } from "../../runtime/api/http/server.js";
 import type { StatusSource } from "../../runtime/api/types.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { createLogger, type Logger } from "../../runtime/internal/logger.js";

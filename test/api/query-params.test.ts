@@ -1,5 +1,5 @@
 /**
- * Query-parameter validation (runtime/api/query-params.ts): suggestions, the list alias rule,
+ * Query-parameter validation (runtime/api/http/query-params.ts): suggestions, the list alias rule,
  * integer parsing, repeated parameters; unit tables plus one route over real HTTP.
  */
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import {
   parseIntegerParam,
   rejectListAliases,
   rejectUnknownParams,
-} from "../../runtime/api/query-params.js";
+} from "../../runtime/api/http/query-params.js";
 import { ServiceError } from "../../runtime/internal/errors.js";
 import { bodyOf, startTestApi } from "./harness.js";
 import { allRoutes } from "./test-routes.js";

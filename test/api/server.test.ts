@@ -1,11 +1,11 @@
 /**
- * startApiServer (runtime/api/server.ts): port 0, and close() ending keep-alive and SSE
+ * startApiServer (runtime/api/http/server.ts): port 0, and close() ending keep-alive and SSE
  * connections instead of hanging on them.
  */
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
-import { listen, startApiServer } from "../../runtime/api/server.js";
+import { listen, startApiServer } from "../../runtime/api/http/server.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
 import { noDatabase, readyStatus } from "./harness.js";

@@ -8,8 +8,8 @@ import {
   parseEnumParam,
   parseIntegerParam,
   rejectUnknownParams,
-} from "../../runtime/api/query-params.js";
-import type { RouteTable } from "../../runtime/api/route-table.js";
+} from "../../runtime/api/http/query-params.js";
+import type { RouteTable } from "../../runtime/api/http/route-table.js";
 import { routes } from "../../runtime/api/routes.js";
 
 export const testRoutes: RouteTable = [

@@ -25,8 +25,8 @@
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { compileListPage } from "../../runtime/api/events-sql.js";
-import { parseStreamEventsQuery } from "../../runtime/api/events-query.js";
+import { compileListPage } from "../../runtime/api/events/sql.js";
+import { parseStreamEventsQuery } from "../../runtime/api/events/query.js";
 import { EVENT_TYPES } from "../../runtime/chain/types.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { migrate } from "../../runtime/db/migrate.js";

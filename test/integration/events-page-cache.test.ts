@@ -1,5 +1,5 @@
 /**
- * The Index / Streams page cache (runtime/api/events-page-cache.ts) over real HTTP: while a
+ * The Index / Streams page cache (runtime/api/events/page-cache.ts) over real HTTP: while a
  * simulated chain with forks is ingested block by block, the tip pages read after each block
  * equal an independent model of the chain so far (a cached page is never older than the
  * database, reorgs included); immutable pages answer the same events and ETag with the current

@@ -1,14 +1,14 @@
 /**
  * GET /v1/streams/events/stream over real HTTP (SPEC.md "SSE stream routes"; client contract in
- * runtime/api/event-stream-session.ts): live delivery while blocks arrive, reorg frames, exact
+ * runtime/api/events/stream-session.ts): live delivery while blocks arrive, reorg frames, exact
  * resume with Last-Event-ID, filters, the live-tail start, keepalive pings. The client applies
  * frames as the contract says (read-api-model.ts applyFrames) and must end with exactly the
  * canonical events computed from the raw observer JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
-import { createChainHub } from "../../runtime/api/chain-hub.js";
-import { startApiServer } from "../../runtime/api/server.js";
+import { createChainHub } from "../../runtime/api/events/chain-hub.js";
+import { startApiServer } from "../../runtime/api/http/server.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
 import type { Service } from "../../runtime/service.js";

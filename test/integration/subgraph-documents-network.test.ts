@@ -1,5 +1,5 @@
 /**
- * The served subgraph documents show the instance's network (runtime/api/subgraph-documents.ts
+ * The served subgraph documents show the instance's network (runtime/api/subgraphs/documents.ts
  * servedSources): `GET /v1/subgraphs/:name`, its descriptor.json and openapi.json carry the
  * network's real contract ids where the spec says `${config.X}`, for built-ins (from generated/)
  * and deployed subgraphs (from their stored spec) alike, and no document holds a `${`. Expected

@@ -1,5 +1,5 @@
 /**
- * The subgraph list page cache (runtime/api/subgraph-page-cache.ts) over real HTTP and real
+ * The subgraph list page cache (runtime/api/subgraphs/page-cache.ts) over real HTTP and real
  * ingestion: a repeated page is byte-identical to the one the service answers with the cache
  * off, and its ETag gets a 304; after more blocks, and after a reindex, the same URL answers what
  * the table holds now (read here with SQL), never the cached page.

@@ -399,8 +399,8 @@ describe("aggregates equal an independent BigInt computation", () => {
 describe("compiled SQL on the database: quoting and escaping", () => {
   it("identifiers with quotes, and values full of SQL and LIKE metacharacters, select exactly the right rows", async () => {
     const { odd } = await import("../unit/api/subgraph-query/tables.js");
-    const { compileCount, compileListPage } = await import("../../runtime/api/subgraph-query/compile.js");
-    const { parseListQuery } = await import("../../runtime/api/subgraph-query/parse.js");
+    const { compileCount, compileListPage } = await import("../../runtime/api/subgraphs/query/compile.js");
+    const { parseListQuery } = await import("../../runtime/api/subgraphs/query/parse.js");
     const db = testDb.db;
     await db.exec(`CREATE SCHEMA IF NOT EXISTS "sg_o""dd";
       CREATE TABLE IF NOT EXISTS "sg_o""dd"."we""ird" (

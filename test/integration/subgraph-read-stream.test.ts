@@ -1,6 +1,6 @@
 /**
  * GET /v1/subgraphs/:name/:table/stream over real HTTP (SPEC.md "SSE stream routes"; client
- * contract in runtime/api/subgraph-stream-session.ts). A client applying the frames as the
+ * contract in runtime/api/subgraphs/stream-session.ts). A client applying the frames as the
  * contract says must hold exactly the table's rows: live while the engine indexes a simulated
  * chain with forks, across a reconnect with Last-Event-ID, after reorgs signalled live and on
  * resume. Also: `since` replay, filters, the live start, pings, and the fan-out costing one
@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
-import { type ChainHub, createChainHub } from "../../runtime/api/chain-hub.js";
-import { type ApiServer, startApiServer } from "../../runtime/api/server.js";
+import { type ChainHub, createChainHub } from "../../runtime/api/events/chain-hub.js";
+import { type ApiServer, startApiServer } from "../../runtime/api/http/server.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import type { Db } from "../../runtime/db/types.js";
 import { silentLogger } from "../../runtime/internal/logger.js";

@@ -502,7 +502,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
 }
 
 /**
- * Applies the stream's client contract (runtime/api/subgraph-stream-session.ts) to frames:
+ * Applies the stream's client contract (runtime/api/subgraphs/stream-session.ts) to frames:
  * rows accumulate by `_id`; a reorg frame drops every held row with `_id > removed_after_id`.
  */
 export function applyRowFrames(items: SseItem[], held: Map<number, ModelRow> = new Map()): Map<number, ModelRow> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CachedPage, EventsPageCache, pageBody, pageBytes } from "../../../runtime/api/events-page-cache.js";
+import { type CachedPage, EventsPageCache, pageBody, pageBytes } from "../../../runtime/api/events/page-cache.js";
 
 // An immutable page here covers heights up to 3, read when no reorg had gone below finality.
 const page = (immutable: boolean, events = "[]"): CachedPage => ({

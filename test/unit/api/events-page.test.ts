@@ -1,11 +1,12 @@
 /**
- * runtime/api/events-page.ts planPage: next_cursor, the reorg overlap range and immutability of
+ * runtime/api/events/page.ts planPage: next_cursor, the reorg overlap range and immutability of
  * a page, from what was read (given/want table).
  */
 import { describe, expect, it } from "vitest";
-import type { Position } from "../../../runtime/api/cursor.js";
-import { planPage, type TipSnapshot } from "../../../runtime/api/events-page.js";
-import { type EventsQuery, NO_FILTERS } from "../../../runtime/api/events-query.js";
+import type { Position } from "../../../runtime/api/events/cursor.js";
+import { planPage } from "../../../runtime/api/events/page.js";
+import type { TipSnapshot } from "../../../runtime/api/events/tip.js";
+import { type EventsQuery, NO_FILTERS } from "../../../runtime/api/events/query.js";
 
 const q = (over: Partial<EventsQuery> = {}): EventsQuery => ({
   after: null,

@@ -1,17 +1,17 @@
 /**
- * runtime/api/events-query.ts and cursor.ts: query parameters of the Index and Streams routes →
+ * runtime/api/events/query.ts and events/cursor.ts: query parameters of the Index and Streams routes →
  * typed queries, and every 400 rule (SPEC.md "Index and Streams routes", "Limits", "Errors").
  */
 import { describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../../runtime/chain/types.js";
-import { formatCursor, latestPosition, parseCursor, parseCursorText } from "../../../runtime/api/cursor.js";
+import { formatCursor, latestPosition, parseCursor, parseCursorText } from "../../../runtime/api/events/cursor.js";
 import {
   NO_FILTERS,
   parseEventFilters,
   parseIndexEventsQuery,
   parseStreamEventsQuery,
   parseStreamSubscription,
-} from "../../../runtime/api/events-query.js";
+} from "../../../runtime/api/events/query.js";
 import { ServiceError } from "../../../runtime/internal/errors.js";
 
 function errorOf(fn: () => unknown): { status: number; code: string; details?: Record<string, unknown> } {

@@ -1,16 +1,16 @@
 /**
- * runtime/api/events-sql.ts: the compiled SQL text and parameters of event pages, tip reads and
+ * runtime/api/events/sql.ts: the compiled SQL text and parameters of event pages, tip reads and
  * reorg reads (DESIGN.md §8: row-value keyset, one index per filter; values only as parameters).
  */
 import { describe, expect, it } from "vitest";
-import { NO_FILTERS } from "../../../runtime/api/events-query.js";
+import { NO_FILTERS } from "../../../runtime/api/events/query.js";
 import {
   compileEventsPage,
   compileListPage,
   compileOverlappingReorgs,
   compileTipRead,
   MAX_PAGE_REORGS,
-} from "../../../runtime/api/events-sql.js";
+} from "../../../runtime/api/events/sql.js";
 
 const squash = (sql: string) => sql.replace(/\s+/g, " ").trim();
 const bounds = { maxHeight: 90, finalizedHeight: 80 };

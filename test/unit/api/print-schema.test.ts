@@ -4,7 +4,12 @@
  */
 import { Cl, serializeCV } from "@stacks/transactions";
 import { describe, expect, it } from "vitest";
-import { addPrint, compatible, createPrintSchemaState, renderPrintSchema } from "../../../runtime/api/print-schema.js";
+import {
+  addPrint,
+  compatible,
+  createPrintSchemaState,
+  renderPrintSchema,
+} from "../../../runtime/api/events/print-schema.js";
 
 const hex = (cv: Parameters<typeof serializeCV>[0]) => `0x${serializeCV(cv)}`;
 const ADDR = "SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7";

@@ -1,10 +1,10 @@
 /**
- * runtime/api/sse.ts frame formatting and runtime/api/cache-headers.ts (SPEC.md "SSE stream
+ * runtime/api/http/sse.ts frame formatting and runtime/api/http/cache-headers.ts (SPEC.md "SSE stream
  * routes").
  */
 import { describe, expect, it } from "vitest";
-import { cacheControl, escapeJsonHtml, ifNoneMatchMatches, weakEtag } from "../../../runtime/api/cache-headers.js";
-import { formatSseComment, formatSseFrame, formatSseRetry } from "../../../runtime/api/sse.js";
+import { cacheControl, escapeJsonHtml, ifNoneMatchMatches, weakEtag } from "../../../runtime/api/http/cache-headers.js";
+import { formatSseComment, formatSseFrame, formatSseRetry } from "../../../runtime/api/http/sse.js";
 
 describe("SSE frames", () => {
   it("event frame: id, data, blank line", () => {

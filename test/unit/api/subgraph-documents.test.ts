@@ -1,5 +1,5 @@
 /**
- * Live subgraph documents and tips (runtime/api/subgraph-documents.ts, subgraph-catalog.ts
+ * Live subgraph documents and tips (runtime/api/subgraphs/documents.ts, subgraphs/catalog.ts
  * buildTip): the instance's own base URL, live rowCount and sortable, servers[0].url. Pure.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the spec language writes ${config.X} in plain strings
@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { subgraph as assetHoldings } from "../../../generated/asset-holdings/routes.js";
 import { subgraph as sbtcFlows } from "../../../generated/sbtc-flows/routes.js";
-import { buildTip } from "../../../runtime/api/subgraph-catalog.js";
-import { instanceBaseUrl, liveDescriptor, liveOpenApi } from "../../../runtime/api/subgraph-documents.js";
+import { buildTip } from "../../../runtime/api/subgraphs/catalog.js";
+import { instanceBaseUrl, liveDescriptor, liveOpenApi } from "../../../runtime/api/subgraphs/documents.js";
 import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 
 const loopback = { publishedOnLoopback: true, apiPublishAddr: { host: "127.0.0.1", port: 3800 } };

@@ -1,5 +1,5 @@
 /**
- * Typed queries → SQL text and parameters (runtime/api/subgraph-query/compile.ts): keyset
+ * Typed queries → SQL text and parameters (runtime/api/subgraphs/query/compile.ts): keyset
  * predicates as row values, NULL segments, filters cast to the column type, LIKE escaping,
  * identifier quoting and values that never reach the SQL text.
  */
@@ -15,9 +15,9 @@ import {
   compileStreamBatch,
   compileTableHead,
   escapeLike,
-} from "../../../../runtime/api/subgraph-query/compile.js";
-import { parseAggregateQuery, parseListQuery } from "../../../../runtime/api/subgraph-query/parse.js";
-import type { ListQuery } from "../../../../runtime/api/subgraph-query/types.js";
+} from "../../../../runtime/api/subgraphs/query/compile.js";
+import { parseAggregateQuery, parseListQuery } from "../../../../runtime/api/subgraphs/query/parse.js";
+import type { ListQuery } from "../../../../runtime/api/subgraphs/query/types.js";
 import { flows, holdings, odd } from "./tables.js";
 
 const CREATED = `to_char("_created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "_created_at"`;

@@ -1,6 +1,6 @@
-/** Opaque keyset cursors (runtime/api/subgraph-query/cursor.ts): round trips, binding, tampering. */
+/** Opaque keyset cursors (runtime/api/subgraphs/query/cursor.ts): round trips, binding, tampering. */
 import { describe, expect, it } from "vitest";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../../../../runtime/api/subgraph-query/cursor.js";
+import { decodeCursor, encodeCursor, type CursorBinding } from "../../../../runtime/api/subgraphs/query/cursor.js";
 import { ServiceError } from "../../../../runtime/internal/errors.js";
 import { flows, holdings, odd } from "./tables.js";
 

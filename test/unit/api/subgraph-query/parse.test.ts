@@ -1,9 +1,9 @@
 /**
- * Query strings → typed queries or 400s (runtime/api/subgraph-query/parse.ts), as given/want
+ * Query strings → typed queries or 400s (runtime/api/subgraphs/query/parse.ts), as given/want
  * tables: SPEC.md "List and count query parameters", "Filter grammar", "Aggregate endpoint".
  */
 import { describe, expect, it } from "vitest";
-import { encodeCursor } from "../../../../runtime/api/subgraph-query/cursor.js";
+import { encodeCursor } from "../../../../runtime/api/subgraphs/query/cursor.js";
 import {
   MAX_AGGREGATE_COLUMNS,
   filterParamNames,
@@ -11,7 +11,7 @@ import {
   parseListQuery,
   parseRowId,
   parseStreamQuery,
-} from "../../../../runtime/api/subgraph-query/parse.js";
+} from "../../../../runtime/api/subgraphs/query/parse.js";
 import { ServiceError } from "../../../../runtime/internal/errors.js";
 import { flows, holdings, odd, unsearchable } from "./tables.js";
 

@@ -1,6 +1,6 @@
-/** Rows and aggregates → JSON (runtime/api/subgraph-query/render.ts; SPEC.md "System columns", "Aggregate endpoint"). */
+/** Rows and aggregates → JSON (runtime/api/subgraphs/query/render.ts; SPEC.md "System columns", "Aggregate endpoint"). */
 import { describe, expect, it } from "vitest";
-import { renderAggregate, renderRow } from "../../../../runtime/api/subgraph-query/render.js";
+import { renderAggregate, renderRow } from "../../../../runtime/api/subgraphs/query/render.js";
 import { holdings, odd } from "./tables.js";
 
 describe("renderRow", () => {

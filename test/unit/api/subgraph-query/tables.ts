@@ -1,7 +1,7 @@
 /** TableMeta fixtures for the subgraph-query unit tests (not a test file). */
 import { subgraph as assetHoldings } from "../../../../generated/asset-holdings/routes.js";
 import { subgraph as sbtcFlows } from "../../../../generated/sbtc-flows/routes.js";
-import type { TableTarget } from "../../../../runtime/api/subgraph-query/types.js";
+import type { TableTarget } from "../../../../runtime/api/subgraphs/query/types.js";
 import type { ColumnMeta, TableMeta } from "../../../../runtime/subgraphs/types.js";
 
 export const holdings: TableTarget = {

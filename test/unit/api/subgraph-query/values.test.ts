@@ -1,6 +1,6 @@
-/** Column-type validation of request values (runtime/api/subgraph-query/values.ts). */
+/** Column-type validation of request values (runtime/api/subgraphs/query/values.ts). */
 import { describe, expect, it } from "vitest";
-import { checkColumnValue, isInt8, normaliseTimestamp } from "../../../../runtime/api/subgraph-query/values.js";
+import { checkColumnValue, isInt8, normaliseTimestamp } from "../../../../runtime/api/subgraphs/query/values.js";
 import { holdings, odd } from "./tables.js";
 
 const c = holdings.meta.columns;

@@ -1,0 +1,13 @@
+/**
+ * How the Index / Streams list handlers read a page: through the per-app page cache
+ * (events/page-cache.ts), or straight from the database when PAGE_CACHE_MB=0.
+ */
+import type { EventsPage } from "./page.js";
+import { readEventsPage, readEventsPageCached } from "./page.js";
+import type { EventsQuery } from "./query.js";
+import type { HandlerContext } from "../types.js";
+
+export function readPage(ctx: HandlerContext, query: EventsQuery): Promise<EventsPage> {
+  if (ctx.eventsPages === null) return readEventsPage(ctx.db, query);
+  return readEventsPageCached(ctx.db, query, { pages: ctx.eventsPages, hub: ctx.chainHub });
+}
