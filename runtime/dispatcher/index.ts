@@ -14,24 +14,23 @@ import type { Logger } from "../internal/logger.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
 import { createChainOutbox } from "./chain-outbox.js";
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from "./dispatcher.js";
-import { loadOrCreateSecretBox, type SecretBox } from "./secret-box.js";
+import { createWebhookManagement, type WebhookManagement } from "./management.js";
+import { loadOrCreateSecretBox } from "./secret-box.js";
 import type { Signer } from "./signing.js";
 import { createSubgraphOutbox, type RowChangeListener } from "./subgraph-outbox.js";
 
 export type { Dispatcher } from "./dispatcher.js";
+export type * from "./management.js";
 export type { RowChange, RowChangeListener } from "./subgraph-outbox.js";
 
-/** What the management API (runtime/api/webhooks/routes.ts) needs. */
-export interface WebhookService {
-  secrets: SecretBox;
-  dispatcher: Dispatcher;
+/** What the management API (runtime/api/webhooks/) uses: the management operations plus the checks it needs. */
+export interface WebhookService extends WebhookManagement {
+  /** WEBHOOK_ALLOW_PRIVATE: private and loopback targets are accepted. */
   allowPrivate: boolean;
-  sbtcRegistry: string;
   /** A loaded subgraph by name (built-in or deployed). */
   findSubgraph(name: string): SubgraphModule | undefined;
   /** Addresses a webhook host resolves to (empty when it does not resolve). */
   resolveHost(host: string): Promise<string[]>;
-  now(): number;
 }
 
 export interface Webhooks {
@@ -70,18 +69,23 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     ...deps.dispatcher,
   });
   const catalog = deps.subgraphs ?? (() => builtInSubgraphs);
+  const findSubgraph = (name: string) => catalog().find((s) => s.name === name);
   return {
     hooks: createChainOutbox({ logger, sbtcRegistry: config.contracts.sbtcRegistryContractId }),
     onRowChanges: createSubgraphOutbox(),
     dispatcher,
     service: {
-      secrets,
-      dispatcher,
+      ...createWebhookManagement({
+        db,
+        dispatcher,
+        secrets,
+        sbtcRegistry: config.contracts.sbtcRegistryContractId,
+        findSubgraph,
+        now,
+      }),
       allowPrivate: config.webhookAllowPrivate,
-      sbtcRegistry: config.contracts.sbtcRegistryContractId,
-      findSubgraph: (name) => catalog().find((s) => s.name === name),
+      findSubgraph,
       resolveHost,
-      now,
     },
   };
 }

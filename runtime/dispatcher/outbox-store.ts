@@ -269,3 +269,128 @@ export async function releaseRows(q: Queryable, rows: readonly Pick<ClaimedRow, 
     [rows.map((r) => r.id), rows.map((r) => r.leaseToken)],
   );
 }
+
+/**
+ * A test delivery's outbox row, leased to the caller at once (it is sent now, not by a worker);
+ * the hour-long lease keeps workers away while the caller sends it.
+ */
+export async function insertTestDelivery(
+  q: Queryable,
+  row: { webhookId: string; deliveryId: string; eventType: string; data: Record<string, unknown>; now: Date },
+): Promise<ClaimedRow> {
+  const leaseToken = `test:${row.deliveryId}`;
+  const { rows } = await q.query<{ id: string; created_at: Date }>(
+    `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index, block_hash,
+       data, next_attempt_at, leased_until, lease_token)
+     VALUES ($1, $2, $3, 'test', $2, -1, '', $4, $5::timestamptz + interval '1 hour', $5::timestamptz + interval '1 hour', $6)
+     RETURNING id, created_at`,
+    [row.webhookId, row.deliveryId, row.eventType, JSON.stringify(row.data), row.now, leaseToken],
+  );
+  return {
+    id: String(rows[0].id),
+    webhookId: row.webhookId,
+    deliveryId: row.deliveryId,
+    eventType: row.eventType,
+    data: row.data,
+    attempts: 0,
+    createdAt: new Date(rows[0].created_at),
+    fence: false,
+    leaseToken,
+  };
+}
+
+/** A page of a list read newest first: rows after `cursor` (an id), at most `limit`. */
+export interface PageRequest {
+  cursor?: string;
+  limit: number;
+}
+
+export interface AttemptLogRow {
+  attemptId: string;
+  deliveryId: string;
+  eventType: string;
+  attempt: number;
+  attemptedAt: Date;
+  success: boolean;
+  responseStatus: number | null;
+  durationMs: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  /** The delivery's status now (pending, delivered, dead, …). */
+  deliveryStatus: string;
+}
+
+/** A webhook's delivery attempts, newest first, optionally of one delivery; one more row than `limit` tells a next page. */
+export async function listAttempts(
+  q: Queryable,
+  webhookId: string,
+  page: PageRequest & { deliveryId?: string },
+): Promise<AttemptLogRow[]> {
+  const { rows } = await q.query<Record<string, unknown>>(
+    `SELECT a.id, o.delivery_id, o.event_type, o.status, a.attempt, a.attempted_at, a.duration_ms, a.response_status,
+            a.response_excerpt, a.error, a.success
+       FROM control.webhook_attempts a JOIN control.webhook_outbox o ON o.id = a.outbox_id
+      WHERE a.webhook_id = $1 AND ($2::bigint IS NULL OR a.id < $2) AND ($3::text IS NULL OR o.delivery_id = $3)
+      ORDER BY a.id DESC LIMIT $4`,
+    [webhookId, page.cursor ?? null, page.deliveryId ?? null, page.limit + 1],
+  );
+  return rows.map((r) => ({
+    attemptId: String(r.id),
+    deliveryId: r.delivery_id as string,
+    eventType: r.event_type as string,
+    attempt: r.attempt as number,
+    attemptedAt: new Date(r.attempted_at as string),
+    success: r.success as boolean,
+    responseStatus: r.response_status as number | null,
+    durationMs: r.duration_ms as number | null,
+    responseExcerpt: r.response_excerpt as string | null,
+    error: r.error as string | null,
+    deliveryStatus: r.status as string,
+  }));
+}
+
+export interface DeadLetterRow {
+  id: string;
+  deliveryId: string;
+  eventType: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: Date | null;
+  finishedAt: Date | null;
+  data: unknown;
+}
+
+/** A webhook's dead deliveries, newest first; one more row than `limit` tells a next page. */
+export async function listDeadLetters(q: Queryable, webhookId: string, page: PageRequest): Promise<DeadLetterRow[]> {
+  const { rows } = await q.query<Record<string, unknown>>(
+    `SELECT id, delivery_id, event_type, attempts, last_status, last_error, created_at, finished_at, data
+       FROM control.webhook_outbox
+      WHERE webhook_id = $1 AND status = 'dead' AND ($2::bigint IS NULL OR id < $2)
+      ORDER BY id DESC LIMIT $3`,
+    [webhookId, page.cursor ?? null, page.limit + 1],
+  );
+  const date = (v: unknown) => (v === null ? null : new Date(v as string));
+  return rows.map((r) => ({
+    id: String(r.id),
+    deliveryId: r.delivery_id as string,
+    eventType: r.event_type as string,
+    attempts: r.attempts as number,
+    lastStatus: r.last_status as number | null,
+    lastError: r.last_error as string | null,
+    createdAt: date(r.created_at),
+    finishedAt: date(r.finished_at),
+    data: r.data,
+  }));
+}
+
+/** Dead deliveries of a webhook (one, or all when `deliveryId` is absent) back to pending with fresh attempts. */
+export async function requeueDead(q: Queryable, webhookId: string, deliveryId?: string): Promise<number> {
+  const { rowCount } = await q.query(
+    `UPDATE control.webhook_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+       leased_until = NULL, lease_token = NULL
+      WHERE webhook_id = $1 AND ($2::text IS NULL OR delivery_id = $2) AND status = 'dead'`,
+    [webhookId, deliveryId ?? null],
+  );
+  return rowCount;
+}
