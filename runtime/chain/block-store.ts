@@ -196,21 +196,7 @@ export async function loadBlock(q: Queryable, indexBlockHash: string): Promise<D
     "SELECT * FROM chain.events WHERE index_block_hash = $1 ORDER BY event_index",
     [indexBlockHash],
   );
-  return {
-    indexBlockHash: String(b.index_block_hash),
-    blockHash: String(b.block_hash),
-    height: Number(b.block_height),
-    parentIndexBlockHash: String(b.parent_index_block_hash),
-    parentBlockHash: String(b.parent_block_hash),
-    burnBlockHash: String(b.burn_block_hash),
-    burnBlockHeight: Number(b.burn_block_height),
-    burnBlockTime: Number(b.burn_block_time),
-    blockTime: Number(b.block_time),
-    minerTxid: str(b.miner_txid),
-    txs: txRows.map(rowToTx),
-    events: eventRows.map(rowToEvent),
-    maturedMinerRewards: rowToMinerRewards(b.matured_miner_rewards),
-  };
+  return rowToBlock(b, txRows.map(rowToTx), eventRows.map(rowToEvent));
 }
 
 /**
@@ -221,7 +207,32 @@ export function rowToMinerRewards(value: unknown): MaturedMinerReward[] {
   return (value as MaturedMinerReward[] | null) ?? [];
 }
 
-function rowToTx(r: Row): DecodedTx {
+// The mappers below take full rows (`SELECT *`) or partial ones (readers that select only what
+// they need): a column left out reads as empty — "" for text, 0 for numbers, null for optional.
+const textOrEmpty = (v: unknown) => (v === undefined ? "" : String(v));
+const numberOrZero = (v: unknown) => (v === undefined ? 0 : Number(v));
+
+/** A chain.blocks row with its transactions and events. */
+export function rowToBlock(b: Row, txs: DecodedTx[], events: DecodedEvent[]): DecodedBlock {
+  return {
+    indexBlockHash: String(b.index_block_hash),
+    blockHash: String(b.block_hash),
+    height: Number(b.block_height),
+    parentIndexBlockHash: String(b.parent_index_block_hash),
+    parentBlockHash: textOrEmpty(b.parent_block_hash),
+    burnBlockHash: textOrEmpty(b.burn_block_hash),
+    burnBlockHeight: numberOrZero(b.burn_block_height),
+    burnBlockTime: numberOrZero(b.burn_block_time),
+    blockTime: Number(b.block_time),
+    minerTxid: str(b.miner_txid),
+    txs,
+    events,
+    maturedMinerRewards: rowToMinerRewards(b.matured_miner_rewards),
+  };
+}
+
+/** A chain.transactions row as the decoder produced it. */
+export function rowToTx(r: Row): DecodedTx {
   return {
     txId: String(r.tx_id),
     txIndex: Number(r.tx_index),
@@ -237,11 +248,12 @@ function rowToTx(r: Row): DecodedTx {
     recipient: str(r.recipient),
     amount: str(r.amount),
     memo: str(r.memo),
-    rawResult: String(r.raw_result),
+    rawResult: textOrEmpty(r.raw_result),
     result: (r.result as ClarityJson) ?? null,
-    rawTx: String(r.raw_tx),
+    rawTx: textOrEmpty(r.raw_tx),
     burnchainOp: Boolean(r.burnchain_op),
-    microblockSequence: r.microblock_sequence === null ? null : Number(r.microblock_sequence),
+    microblockSequence:
+      r.microblock_sequence === null || r.microblock_sequence === undefined ? null : Number(r.microblock_sequence),
     microblockHash: str(r.microblock_hash),
     contractInterface: r.contract_interface ?? null,
     vmError: str(r.vm_error),

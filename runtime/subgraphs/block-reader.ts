@@ -4,14 +4,13 @@
  * handlers"). Three range queries per batch instead of three per block, and only what handler
  * contexts need: committed events of the listened types, light transaction columns (with the fee
  * and its payer for `tx_fee` sources) and, for `miner_reward` sources, the stored rewards.
- * Produces DecodedBlocks (unused fields empty) for buildHandlerContexts.
+ * Produces DecodedBlocks (unused fields empty; the chain's row mappers) for buildHandlerContexts.
  */
-import { rowToEvent, rowToMinerRewards } from "../chain/block-store.js";
+import { rowToBlock, rowToEvent, rowToTx } from "../chain/block-store.js";
 import type { Queryable } from "../db/types.js";
-import type { ClarityJson, DecodedBlock, DecodedTx, TxType } from "../chain/types.js";
+import type { DecodedBlock } from "../chain/types.js";
 
 type Row = Record<string, unknown>;
-const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 /** Listened types that are not stored chain events. */
 const SYNTHETIC_TYPES = new Set(["contract_call", "contract_deploy", "tx_fee", "miner_reward"]);
@@ -38,21 +37,7 @@ export async function readCanonicalRange(
   );
   const blocks = new Map<string, DecodedBlock>();
   for (const b of blockRows) {
-    blocks.set(String(b.index_block_hash), {
-      indexBlockHash: String(b.index_block_hash),
-      blockHash: String(b.block_hash),
-      height: Number(b.block_height),
-      parentIndexBlockHash: String(b.parent_index_block_hash),
-      parentBlockHash: "",
-      burnBlockHash: "",
-      burnBlockHeight: 0,
-      burnBlockTime: 0,
-      blockTime: Number(b.block_time),
-      minerTxid: null,
-      txs: [],
-      events: [],
-      maturedMinerRewards: rewards ? rowToMinerRewards(b.matured_miner_rewards) : [],
-    });
+    blocks.set(String(b.index_block_hash), rowToBlock(b, [], []));
   }
   if (blocks.size === 0) return [];
   const eventTypeList = eventTypes.filter((t) => !SYNTHETIC_TYPES.has(t));
@@ -81,31 +66,4 @@ export async function readCanonicalRange(
     block.txs.push(rowToTx(r));
   }
   return [...blocks.values()];
-}
-
-function rowToTx(r: Row): DecodedTx {
-  return {
-    txId: String(r.tx_id),
-    txIndex: Number(r.tx_index),
-    txType: r.tx_type as TxType,
-    status: String(r.status),
-    sender: str(r.sender),
-    sponsor: str(r.sponsor),
-    nonce: null,
-    fee: str(r.fee),
-    contractId: str(r.contract_id),
-    functionName: str(r.function_name),
-    functionArgs: (r.function_args as string[] | null | undefined) ?? null,
-    recipient: null,
-    amount: null,
-    memo: null,
-    rawResult: "",
-    result: (r.result as ClarityJson | undefined) ?? null,
-    rawTx: "",
-    burnchainOp: r.burnchain_op === true,
-    microblockSequence: null,
-    microblockHash: null,
-    contractInterface: null,
-    vmError: null,
-  };
 }

@@ -11,6 +11,7 @@
  * progress written before its commit: transaction-view.ts); modules are cached in memory by
  * module hash.
  */
+import { type DocumentKind, type JsonDocument, subgraphDocument } from "./documents.js";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { pgSchemaName, sqlIdent } from "../../generator/naming.js";
@@ -56,6 +57,7 @@ import type {
   SubgraphProgress,
 } from "./types.js";
 
+export type { DocumentKind, JsonDocument } from "./documents.js";
 export type { SpecFormat } from "./module-loader.js";
 
 export type { RowChangeListener } from "./types.js";
@@ -82,6 +84,8 @@ export interface SubgraphEngine {
   onRowChanges(listener: RowChangeListener): () => void;
   list(): SubgraphInfo[];
   get(name: string): SubgraphInfo | undefined;
+  /** The generated descriptor or OpenAPI document of a loaded subgraph (without live values), or null. */
+  document(name: string, kind: DocumentKind): JsonDocument | null;
   /** Status and progress, or null for an unknown subgraph. */
   progress(name: string): Promise<SubgraphProgress | null>;
   /**
@@ -434,6 +438,11 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         module: m,
         deployedAt: l.deployedAt,
       };
+    },
+
+    document(name, kind) {
+      const l = loaded.get(name);
+      return l ? subgraphDocument(l.source, kind) : null;
     },
 
     async progress(name) {

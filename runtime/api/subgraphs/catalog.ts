@@ -1,9 +1,8 @@
 /**
  * Which subgraphs and tables the read routes serve, and how far each is indexed (SPEC.md
- * "Subgraph routes"; DESIGN.md §4 404 codes). Modules come from the subgraph engine when the
- * service has one (`ApiDeps.subgraphs`: built-in and deployed subgraphs), else from
- * generated/index.ts. Unknown names are 404 SUBGRAPH_NOT_FOUND / TABLE_NOT_FOUND with the
- * closest valid name. (The engine's list is in memory; its progress() reads control.subgraphs.)
+ * "Subgraph routes"; DESIGN.md §4 404 codes). Modules come from the subgraph engine
+ * (`ApiDeps.subgraphs`: built-in and deployed subgraphs); without one the routes answer 503.
+ * Unknown names are 404 SUBGRAPH_NOT_FOUND / TABLE_NOT_FOUND with the closest valid name. (The engine's list is in memory; its progress() reads control.subgraphs.)
  *
  * `tip` (every list response): `block_height` = the canonical chain tip (control.chain_tip),
  * `subgraph_height` = the last block the subgraph processed (control.subgraph_progress; the chain tip
@@ -12,7 +11,6 @@
  * signal, so a list request costs no extra query in steady state; a response read in the few
  * milliseconds between a block's commit and its notification may show the previous tip.
  */
-import { subgraphs as generatedSubgraphs } from "../../../generated/index.js";
 import { schemaTag } from "../../db/prepared-statements.js";
 import type { Queryable } from "../../db/types.js";
 import { notFound, ServiceError } from "../../internal/errors.js";
@@ -44,7 +42,8 @@ export const TIP_CACHE_MS = 1000;
 
 /** Every subgraph the instance serves, sorted by name. */
 export async function listModules(ctx: HandlerContext): Promise<SubgraphModule[]> {
-  const modules = ctx.subgraphs ? ctx.subgraphs.list().map((info) => info.module) : generatedSubgraphs;
+  if (!ctx.subgraphs) throw new ServiceError(503, "UNAVAILABLE", "the subgraph engine is not running");
+  const modules = ctx.subgraphs.list().map((info) => info.module);
   return [...modules].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 

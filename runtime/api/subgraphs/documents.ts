@@ -8,28 +8,14 @@
  * route's `sources`) are the module's, with every `${config.X}` resolved for this instance's
  * network by servedSources; the committed generated/ files stay network-independent.
  *
- * Where the documents come from: built-ins from generated/<name>/ (committed output of
- * `make generate`); a subgraph deployed at run time from its spec text in control.subgraphs,
- * through the same generator emitters. Parsed documents are cached per name, version and
- * schemaHash (their content never changes for those).
+ * The documents themselves come from the subgraph engine (runtime/subgraphs/documents.ts).
  */
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { buildDescriptor } from "../../../generator/emit-descriptor.js";
-import { buildOpenApi } from "../../../generator/emit-openapi.js";
-import { buildModel } from "../../../generator/build-model.js";
-import { loadSpec } from "../../../generator/load-spec.js";
-import { GENERATED_DIR } from "../../../generator/repo-paths.js";
 import type { Config } from "../../config/index.js";
 import type { NetworkContracts } from "../../config/networks.js";
-import type { Queryable } from "../../db/types.js";
 import { substituteConfig } from "../../subgraphs/match-source.js";
 import type { SubgraphModule } from "../../subgraphs/types.js";
 
-export type DocumentKind = "descriptor" | "openapi";
 type Json = Record<string, unknown>;
-
-const cache = new Map<string, Json>();
 
 /**
  * The instance's own base URL: on loopback the request's Host (what the client used to reach
@@ -50,46 +36,6 @@ function isPlainHost(value: string): boolean {
   return /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(
     value,
   );
-}
-
-/** The generated document of `module` (without live values), or null when none can be built. */
-export async function baseDocument(db: Queryable, module: SubgraphModule, kind: DocumentKind): Promise<Json | null> {
-  const key = `${module.name}\u0000${module.version}\u0000${module.schemaHash}\u0000${kind}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const doc = fromGeneratedFile(module, kind) ?? (await fromDeployedSpec(db, module, kind));
-  if (doc) cache.set(key, doc);
-  return doc;
-}
-
-function matches(module: SubgraphModule, kind: DocumentKind, doc: Json): boolean {
-  if (kind === "descriptor") return doc.schemaHash === module.schemaHash && doc.version === module.version;
-  const info = doc.info as Json | undefined;
-  return doc["x-subgraph-schema-hash"] === module.schemaHash && info?.version === module.version;
-}
-
-function fromGeneratedFile(module: SubgraphModule, kind: DocumentKind): Json | null {
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(module.name)) return null;
-  const file = path.join(GENERATED_DIR, module.name, `${kind}.json`);
-  if (!existsSync(file)) return null;
-  const doc = JSON.parse(readFileSync(file, "utf8")) as Json;
-  return matches(module, kind, doc) ? doc : null;
-}
-
-async function fromDeployedSpec(db: Queryable, module: SubgraphModule, kind: DocumentKind): Promise<Json | null> {
-  const { rows } = await db
-    .query<{ spec_text: string | null; spec_format: string | null }>(
-      "SELECT spec_text, spec_format FROM control.subgraphs WHERE name = $1",
-      [module.name],
-    )
-    .catch(() => ({ rows: [] as { spec_text: string | null; spec_format: string | null }[] }));
-  const text = rows[0]?.spec_text;
-  if (!text) return null;
-  const loaded = loadSpec(text, `${module.name}.${rows[0].spec_format === "json" ? "json" : "yaml"}`);
-  const modelled = loaded.ok ? buildModel(loaded.loaded) : null;
-  if (!modelled?.ok) return null;
-  const doc = kind === "descriptor" ? buildDescriptor(modelled.model) : buildOpenApi(modelled.model);
-  return matches(module, kind, doc) ? doc : null;
 }
 
 /** What a served document says about this instance. */

@@ -13,6 +13,7 @@
  * - getTableRow          GET /v1/subgraphs/:name/:table/:id      → the row
  * - streamTableRows      GET /v1/subgraphs/:name/:table/stream   (subgraphs/stream-session.ts)
  */
+import type { DocumentKind } from "../../subgraphs/index.js";
 import { notFound, ServiceError } from "../../internal/errors.js";
 import type { SubgraphModule } from "../../subgraphs/types.js";
 import type { Request, Response } from "express";
@@ -30,15 +31,7 @@ import {
   resolveTable,
   resolveTarget,
 } from "./catalog.js";
-import {
-  baseDocument,
-  type DocumentKind,
-  type InstanceFacts,
-  instanceBaseUrl,
-  liveDescriptor,
-  liveOpenApi,
-  servedSources,
-} from "./documents.js";
+import { type InstanceFacts, instanceBaseUrl, liveDescriptor, liveOpenApi, servedSources } from "./documents.js";
 import { encodeCursor } from "./query/cursor.js";
 import { SORT_KEY_ALIAS, compileAggregate, compileCount, compileListPage, compileRowById } from "./query/compile.js";
 import {
@@ -146,7 +139,7 @@ export const getSubgraph: ApiHandler = async (req, res, ctx) => {
 };
 
 async function servedDocument(ctx: HandlerContext, module: SubgraphModule, kind: DocumentKind) {
-  const doc = await baseDocument(ctx.db, module, kind);
+  const doc = ctx.subgraphs?.document(module.name, kind) ?? null;
   if (!doc) {
     throw notFound(
       "DOCUMENT_NOT_FOUND",
