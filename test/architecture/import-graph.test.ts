@@ -40,4 +40,27 @@ describe("import graph", () => {
     const cycles = findCycles(graph).map((c) => c.map((f) => path.relative(repoRoot, f)));
     expect(cycles).toEqual([]);
   });
+
+  it("runtime/api's rooms point one way: http/ serves the surfaces, surfaces do not lean on each other", () => {
+    const api = (file: string) => path.relative(path.join(repoRoot, "runtime/api"), file);
+    const graph = graphOf(["runtime/api"]);
+    const crossings: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = api(file);
+      const room = from.includes("/") ? from.split("/")[0] : null;
+      for (const target of targets) {
+        const to = api(target);
+        if (to.startsWith("..") || !room) continue; // outside runtime/api, or from the api's own top level
+        const targetRoom = to.includes("/") ? to.split("/")[0] : null;
+        if (targetRoom === room) continue;
+        const allowed =
+          (targetRoom === null && to === "types.ts") ||
+          (targetRoom === "http" && room !== "http") ||
+          (room === "subgraphs" && (to === "events/chain-hub.ts" || to === "events/reorg-records.ts"));
+        if (!allowed) crossings.push(`${from} → ${to}`);
+      }
+    }
+    expect(graph.size).toBeGreaterThan(40);
+    expect(crossings).toEqual([]);
+  });
 });
