@@ -40,7 +40,7 @@ import { type CachedPage, type EventsPageCache, type FinalityMark, pageBytes } f
 import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "../http/cache-headers.js";
 import { formatCursor, latestPosition, type Position } from "./cursor.js";
 import type { EventsQuery } from "./query.js";
-import type { TipSnapshot } from "./tip.js";
+import { type TipRow, type TipSnapshot, tipFromRow } from "./tip.js";
 import { compileEventsPage, compileListPage, compileOverlappingReorgs, type PageRequest } from "./sql.js";
 import { type ReorgRecordJson, type ReorgRow, reorgFromRow } from "./reorg-records.js";
 
@@ -114,28 +114,11 @@ export async function readOverlappingReorgs(q: Queryable, low: number, high: num
 /** One statement: the tip, the horizon and the page's events from one snapshot. */
 export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ tip: TipSnapshot; rows: EventRow[] }> {
   const { sql, params } = compileListPage(query);
-  const result = await q.query<{
-    tip_height: number | null;
-    finalized_height: number | null;
-    reorg_count: string | number;
-    reorgs_below_finality: string | number;
-    horizon_height: number | null;
-    horizon_index: number | null;
-    block_height: number | null;
-    event_index: number | null;
-    j: string | null;
-  }>(sql, params);
-  const first = result.rows[0];
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  const horizonHeight = num(first?.horizon_height);
-  const horizonIndex = num(first?.horizon_index);
-  const tip: TipSnapshot = {
-    tipHeight: num(first?.tip_height),
-    finalizedHeight: num(first?.finalized_height),
-    reorgCount: Number(first?.reorg_count ?? 0),
-    reorgsBelowFinality: Number(first?.reorgs_below_finality ?? 0),
-    horizon: horizonHeight === null || horizonIndex === null ? null : { height: horizonHeight, index: horizonIndex },
-  };
+  const result = await q.query<TipRow & { block_height: number | null; event_index: number | null; j: string | null }>(
+    sql,
+    params,
+  );
+  const tip = tipFromRow(result.rows[0]);
   const rows: EventRow[] = [];
   for (const r of result.rows) {
     if (r.j === null || r.block_height === null || r.event_index === null) continue;

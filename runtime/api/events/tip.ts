@@ -16,26 +16,32 @@ export interface TipSnapshot {
   horizon: Position | null;
 }
 
+/** The tip columns of the tip read and of the list-page statement (sql.ts). */
+export interface TipRow {
+  tip_height: number | null;
+  finalized_height: number | null;
+  reorg_count: string | number;
+  reorgs_below_finality: string | number;
+  horizon_height: number | null;
+  horizon_index: number | null;
+}
+
+/** A snapshot from the tip columns; no row (nothing stored yet) is an empty chain. Pure. */
+export function tipFromRow(r: TipRow | undefined): TipSnapshot {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const horizonHeight = num(r?.horizon_height);
+  const horizonIndex = num(r?.horizon_index);
+  return {
+    tipHeight: num(r?.tip_height),
+    finalizedHeight: num(r?.finalized_height),
+    reorgCount: Number(r?.reorg_count ?? 0),
+    reorgsBelowFinality: Number(r?.reorgs_below_finality ?? 0),
+    horizon: horizonHeight === null || horizonIndex === null ? null : { height: horizonHeight, index: horizonIndex },
+  };
+}
+
 export async function readTipSnapshot(q: Queryable, toHeight: number | null): Promise<TipSnapshot> {
   const { sql, params } = compileTipRead(toHeight);
-  const { rows } = await q.query<{
-    tip_height: number | null;
-    finalized_height: number | null;
-    reorg_count: string | number;
-    reorgs_below_finality: string | number;
-    horizon_height: number | null;
-    horizon_index: number | null;
-  }>(sql, params);
-  const r = rows[0];
-  if (!r) return { tipHeight: null, finalizedHeight: null, reorgCount: 0, reorgsBelowFinality: 0, horizon: null };
-  return {
-    tipHeight: r.tip_height === null ? null : Number(r.tip_height),
-    finalizedHeight: r.finalized_height === null ? null : Number(r.finalized_height),
-    reorgCount: Number(r.reorg_count),
-    reorgsBelowFinality: Number(r.reorgs_below_finality),
-    horizon:
-      r.horizon_height === null || r.horizon_index === null
-        ? null
-        : { height: Number(r.horizon_height), index: Number(r.horizon_index) },
-  };
+  const { rows } = await q.query<TipRow>(sql, params);
+  return tipFromRow(rows[0]);
 }
