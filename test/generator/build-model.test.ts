@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { generate } from "../../generator/generate.js";
 import { formatSpecError } from "../../generator/spec-error.js";
-import { errorsOfYaml, modelFromYaml } from "./spec-fixture.js";
+import { errorsOfYaml, modelFromYaml } from "../support/spec-fixture.js";
 
 const names = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
 const columns = (n: number) =>

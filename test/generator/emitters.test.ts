@@ -10,7 +10,7 @@ import { emitRoutes } from "../../generator/emit-routes.js";
 import { jsonText } from "../../generator/json-text.js";
 import { indexName, sqlIdent, tsKey } from "../../generator/naming.js";
 import { buildTableMeta } from "../../generator/table-meta.js";
-import { modelFromYaml } from "./spec-fixture.js";
+import { modelFromYaml } from "../support/spec-fixture.js";
 
 const model = modelFromYaml(`
 name: tiny-graph

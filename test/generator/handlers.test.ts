@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../generator/repo-paths.js";
 import type { RowOp, SubgraphModule } from "../../runtime/subgraphs/types.js";
-import { DEVNET_CONFIG, decodePrint, makeContext, printEvent, subgraphNamed, utf8Hex } from "./handler-context.js";
+import {
+  DEVNET_CONFIG,
+  decodePrint,
+  makeContext,
+  printEvent,
+  subgraphNamed,
+  utf8Hex,
+} from "../support/handler-context.js";
 
 const SENDER = "ST1SJ3DTE5DN7X54YDH5D64R3BCB6A2AG2ZQ8YPD5";
 const RECIPIENT = "ST2CY5V39NHDPWSXMW9QDT3HC3GD6Q6XX4CFRK9AG";

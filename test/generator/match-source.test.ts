@@ -10,7 +10,7 @@ import {
   wildcardMatches,
 } from "../../runtime/subgraphs/match-source.js";
 import type { SourceDef, SourceType } from "../../runtime/subgraphs/types.js";
-import { DEVNET_CONFIG, makeContext, printEvent, subgraphNamed } from "./handler-context.js";
+import { DEVNET_CONFIG, makeContext, printEvent, subgraphNamed } from "../support/handler-context.js";
 
 describe("substituteConfig", () => {
   it("replaces every ${config.X}", () => {

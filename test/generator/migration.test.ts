@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitMigration } from "../../generator/emit-migration.js";
 import { GENERATED_DIR, REPO_ROOT } from "../../generator/repo-paths.js";
 import { readSpecSummary, specsInRepo } from "../support/spec-catalog.js";
-import { modelFromYaml } from "./spec-fixture.js";
+import { modelFromYaml } from "../support/spec-fixture.js";
 
 describe("emitMigration", () => {
   it("renders system columns, NUMERIC integers, keyset, unique and trigram indexes", () => {

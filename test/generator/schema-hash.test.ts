@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, schemaHash } from "../../generator/schema-hash.js";
-import { modelFromYaml } from "./spec-fixture.js";
+import { modelFromYaml } from "../support/spec-fixture.js";
 
 describe("canonicalJson", () => {
   const cases: [string, unknown, string][] = [

@@ -7,7 +7,7 @@
  */
 import { AuthType, deserializeTransaction, hexToCV } from "@stacks/transactions";
 import { c32address } from "c32check";
-import { clarityToJson } from "../generator/handler-context.js";
+import { clarityToJson } from "./handler-context.js";
 import { NODE_TYPE_TO_OURS, type RawRequest, expectedChain } from "./chain-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: raw fixture JSON

@@ -12,7 +12,7 @@ import {
   writeReplayTsv,
   writeSimulation,
 } from "../../../runtime/simulator/index.js";
-import { blocksOf } from "./helpers.js";
+import { blocksOf } from "../../support/simulator-blocks.js";
 
 async function tsvOf(options: SimulatorInput): Promise<string> {
   const sink = new PassThrough();

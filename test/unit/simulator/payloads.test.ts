@@ -6,7 +6,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { NETWORK_CONTRACTS } from "../../../runtime/config/networks.js";
 import { type GroundTruth, type SimPayload, simulateChain } from "../../../runtime/simulator/index.js";
 import { REWARD_MATURITY } from "../../../runtime/simulator/miner-rewards.js";
-import { type NodeBlock, blocksOf, canonicalChain, countEvents, eventsInOrder } from "./helpers.js";
+import {
+  type NodeBlock,
+  blocksOf,
+  canonicalChain,
+  countEvents,
+  eventsInOrder,
+} from "../../support/simulator-blocks.js";
 
 const OPTIONS = {
   seed: "payload-checks",

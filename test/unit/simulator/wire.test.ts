@@ -31,7 +31,7 @@ import {
   tokenTransferPayload,
   versionedContractPayload,
 } from "../../../runtime/simulator/tx-wire.js";
-import { blocksOf } from "./helpers.js";
+import { blocksOf } from "../../support/simulator-blocks.js";
 
 describe("cvHex", () => {
   const values: ClarityValue[] = [
