@@ -5,9 +5,10 @@
  */
 import { errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import type { IngestOutcome, Ingestor } from "./ingest.js";
+import type { IngestOutcome } from "./hooks.js";
+import type { Ingestor } from "./ingest.js";
 import type { FileJournal, FileJournalEntry } from "./file-journal.js";
-import type { JournalEntry } from "./journal.js";
+import type { JournalEntry } from "./journal-store.js";
 
 /** A request to process: a journal row (PostgreSQL) or a file-journal record (embedded database). */
 export type QueuedRequest = JournalEntry | FileJournalEntry;

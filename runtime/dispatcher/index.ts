@@ -7,7 +7,7 @@
 import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
 import { subgraphs as builtInSubgraphs } from "../../generated/index.js";
-import type { BlockHooks } from "../chain/ingest.js";
+import type { BlockHooks } from "../chain/hooks.js";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
