@@ -7,7 +7,6 @@ import { createApiApp } from "./api/app.js";
 import { createChainHub } from "./api/events/chain-hub.js";
 import { type Listener, listen } from "./api/http/server.js";
 import type { BlockHooks, IngestOutcome } from "./chain/hooks.js";
-import { createIngestor } from "./chain/ingest.js";
 import { openFileJournal } from "./chain/file-journal.js";
 import { createObserverApp } from "./chain/observer.js";
 import { createJournalProcessor } from "./chain/processor.js";
@@ -19,7 +18,8 @@ import type { Logger } from "./internal/logger.js";
 import { createShutdown, type Shutdown } from "./internal/shutdown.js";
 import { type ListenSettings, explainListenError } from "./internal/startup-errors.js";
 import { loadOrCreateSigningKey } from "./internal/signing-key.js";
-import { createSubgraphEngine, type SubgraphEngine } from "./subgraphs/index.js";
+import { assembleIngest } from "./ingest-wiring.js";
+import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 
 export interface Service {
@@ -30,7 +30,7 @@ export interface Service {
   shutdown: Shutdown;
   /** The subgraph engine (deploy, reindex, progress, row-change listeners). */
   subgraphs: SubgraphEngine;
-  /** Webhook outbox writers, delivery worker and management handle (runtime/dispatcher). */
+  /** Webhook delivery worker and management handle (runtime/dispatcher). */
   webhooks: Webhooks;
   /** Resolves when every journaled request so far has been processed. */
   idle(): Promise<void>;
@@ -91,11 +91,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
     const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
 
-    // Subgraph handlers run inside each block's transaction, before any other hook.
-    const subgraphs = createSubgraphEngine({ db, config, logger });
-    await subgraphs.init();
-    shutdown.add("subgraphs", () => subgraphs.close());
-    // Webhook outbox rows are written in the same transaction: chain triggers (hooks), row changes (listener).
+    // Subgraph handlers and webhook outbox writers run inside each block's transaction.
+    const { ingestor, subgraphs } = await assembleIngest({ db, config, logger, shutdown, hooks: options.hooks });
     const webhooks = createWebhooks({
       config,
       db,
@@ -104,10 +101,6 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       subgraphs: () => subgraphs.list().map((s) => s.module),
       dispatcher: options.dispatcher,
     });
-    const stopListening = subgraphs.onRowChanges(webhooks.onRowChanges);
-    shutdown.add("webhook row-change listener", stopListening);
-    const hooks = [subgraphs.hooks, webhooks.hooks, ...(options.hooks ?? [])];
-    const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks });
     await ingestor.refreshFinality();
     // The embedded database has one connection: journal observer requests to an fsynced file so an
     // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
