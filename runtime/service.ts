@@ -5,11 +5,8 @@
 import path from "node:path";
 import { createApiApp } from "./api/app.js";
 import { createChainHub } from "./api/events/chain-hub.js";
-import { type Listener, listen } from "./api/http/server.js";
+import { listen } from "./api/http/server.js";
 import type { BlockHooks, IngestOutcome } from "./chain/hooks.js";
-import { openFileJournal } from "./chain/file-journal.js";
-import { createObserverApp } from "./chain/observer.js";
-import { createJournalProcessor } from "./chain/processor.js";
 import { readIngestStatus } from "./chain/status.js";
 import type { Config } from "./config/index.js";
 import { migrate, openDb } from "./db/index.js";
@@ -19,6 +16,7 @@ import { createShutdown, type Shutdown } from "./internal/shutdown.js";
 import { type ListenSettings, explainListenError } from "./internal/startup-errors.js";
 import { loadOrCreateSigningKey } from "./internal/signing-key.js";
 import { assembleIngest } from "./ingest-wiring.js";
+import { createJournalProcessor, createObserverApp, listenObserver, openObserverJournal } from "./observer/index.js";
 import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 
@@ -48,10 +46,13 @@ export interface ServiceOptions {
   dispatcher?: WebhooksDeps["dispatcher"];
 }
 
-/** Binds a port, or fails with a message naming the setting to change. */
-async function listenOrExplain(settings: ListenSettings, closeGraceMs?: number): Promise<Listener> {
+/** Binds a port with `bind`, or fails with a message naming the setting to change. */
+async function listenOrExplain<L>(
+  settings: ListenSettings,
+  bind: (options: { host: string; port: number }) => Promise<L>,
+): Promise<L> {
   try {
-    return await listen({ host: settings.host, port: settings.port, closeGraceMs });
+    return await bind({ host: settings.host, port: settings.port });
   } catch (err) {
     throw explainListenError(err, settings);
   }
@@ -64,12 +65,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // Both ports are bound before the database is opened or migrated: a port in use fails start-up
     // at once, with nothing changed, and no other process can take the port meanwhile. Until the
     // apps are attached below, requests get 503 (a stacks-node retries).
-    const apiServer = await listenOrExplain({
-      hostVariable: "API_HOST",
-      portVariable: "API_PORT",
-      host: config.apiHost,
-      port: config.apiPort,
-    });
+    const apiServer = await listenOrExplain(
+      { hostVariable: "API_HOST", portVariable: "API_PORT", host: config.apiHost, port: config.apiPort },
+      listen,
+    );
     // Closes last; only matters when start-up fails before the servers are registered below.
     shutdown.add("api port", () => apiServer.close());
     const observerServer = await listenOrExplain(
@@ -79,7 +78,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         host: config.observerHost,
         port: config.observerPort,
       },
-      30_000,
+      listenObserver,
     );
     shutdown.add("observer port", () => observerServer.close());
 
@@ -104,10 +103,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await ingestor.refreshFinality();
     // The embedded database has one connection: journal observer requests to an fsynced file so an
     // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
-    const fileJournal =
-      !options.db && db.kind === "pglite" ? openFileJournal(path.join(config.dataDir, "journal")) : undefined;
-    if (fileJournal) shutdown.add("journal file", () => fileJournal.close());
-    const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome, fileJournal });
+    const journal = openObserverJournal({
+      ingestor,
+      logger,
+      fileDir: !options.db && db.kind === "pglite" ? path.join(config.dataDir, "journal") : undefined,
+    });
+    shutdown.add("observer journal", () => journal.close());
+    const processor = createJournalProcessor({ journal, logger, onOutcome: options.onOutcome });
     shutdown.add("ingestion", () => processor.stop());
 
     const chainHub = await createChainHub({ db, logger });
@@ -134,12 +136,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await webhooks.dispatcher.start();
     shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
     const observer = createObserverApp({
-      ingestor,
+      journal,
       processor,
       logger,
       bodyLimit: config.observerBodyLimit,
       allowFrom: config.observerAllowFrom,
-      fileJournal,
     });
     observerServer.serve(observer);
     // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
