@@ -13,13 +13,9 @@ import path from "node:path";
 import type { Ingestor } from "../chain/ingest.js";
 import type { Logger } from "../internal/logger.js";
 import { recoverPendingRows } from "./database-journal.js";
-import type { ObserverJournal } from "./journal.js";
+import type { FileJournalEntry, ObserverJournal } from "./journal.js";
 
-export interface FileJournalEntry {
-  key: string;
-  path: string;
-  body: string;
-}
+export type { FileJournalEntry };
 
 export interface FileJournal {
   /** Appends and fsyncs a request; resolves with its key once it is durable. */

@@ -7,7 +7,13 @@
  */
 import type { IngestOutcome } from "../chain/hooks.js";
 import type { JournalEntry } from "../chain/journal-store.js";
-import type { FileJournalEntry } from "./file-journal.js";
+
+/** A record of the file journal: a request under its unique key. */
+export interface FileJournalEntry {
+  key: string;
+  path: string;
+  body: string;
+}
 
 /** A journaled request: a journal row (database) or a file record (embedded database). */
 export type JournaledRequest = JournalEntry | FileJournalEntry;
