@@ -8,10 +8,28 @@ import { triggerTypeName } from "../chain/event-type-names.js";
 import { badRequest, type ServiceError } from "../internal/errors.js";
 import { CHAIN_SOURCE_FILTER_FIELDS } from "../subgraphs/match-source.js";
 import { parseTraitName, type TraitName } from "../subgraphs/traits.js";
-import { SBTC_TRIGGER_TYPES, type SbtcTriggerType, type TriggerType } from "../formats/trigger-types.js";
+import type { ChainSourceType } from "../subgraphs/types.js";
+import {
+  type ChainTriggerType,
+  SBTC_TRIGGER_TYPES,
+  type SbtcTriggerType,
+  type TriggerType,
+} from "../formats/trigger-types.js";
 
 export { SBTC_TRIGGER_TYPES, type SbtcTriggerType, type TriggerType };
 export type { TraitName };
+
+/**
+ * The chain types are written twice: in the generated modules' contract (runtime/subgraphs/types.ts,
+ * which imports no other runtime module) and in runtime/formats (which the SDK shares). This
+ * stops compiling when the two lists differ.
+ */
+export type ChainVocabulariesAgree = [ChainSourceType] extends [ChainTriggerType]
+  ? [ChainTriggerType] extends [ChainSourceType]
+    ? true
+    : never
+  : never;
+true satisfies ChainVocabulariesAgree;
 
 /**
  * Allowed fields per type. The thirteen chain types are SPEC.md's table (shared with subgraph

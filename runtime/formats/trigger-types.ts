@@ -4,7 +4,8 @@
  * peg-lifecycle types.
  */
 
-/** Chain events and transactions a trigger (or a subgraph source) may name. */
+/** Chain events and transactions a trigger (or a subgraph source) may name; the same list as
+ * `ChainSourceType` in runtime/subgraphs/types.ts (runtime/dispatcher/triggers.ts checks it). */
 export type ChainTriggerType =
   | "contract_call"
   | "contract_deploy"

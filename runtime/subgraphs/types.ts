@@ -5,13 +5,25 @@
  */
 import type { ClarityJson, EventType } from "../chain/types.js";
 import type { Queryable } from "../db/types.js";
-import type { ChainTriggerType } from "../formats/trigger-types.js";
 
 /** Source types a spec may declare. */
 export type SourceType = ChainSourceType | StxSourceType;
 
 /** Sources on chain events and transactions: the webhook trigger vocabulary (SPEC.md "Trigger object"). */
-export type ChainSourceType = ChainTriggerType;
+export type ChainSourceType =
+  | "contract_call"
+  | "contract_deploy"
+  | "ft_transfer"
+  | "ft_mint"
+  | "ft_burn"
+  | "nft_transfer"
+  | "nft_mint"
+  | "nft_burn"
+  | "stx_transfer"
+  | "stx_mint"
+  | "stx_burn"
+  | "stx_lock"
+  | "print_event";
 
 /**
  * The STX movements that are not chain events, so a balance can equal the account's: the fee a
