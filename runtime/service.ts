@@ -5,11 +5,8 @@
 import path from "node:path";
 import { createApiApp } from "./api/app.js";
 import { createChainHub } from "./api/events/chain-hub.js";
-import { type Listener, listen } from "./api/http/server.js";
-import { createIngestor, type BlockHooks, type IngestOutcome } from "./chain/ingest.js";
-import { openFileJournal } from "./chain/file-journal.js";
-import { createObserverApp } from "./chain/observer.js";
-import { createJournalProcessor } from "./chain/processor.js";
+import { listen } from "./api/http/server.js";
+import type { BlockHooks, IngestOutcome } from "./chain/hooks.js";
 import { readIngestStatus } from "./chain/status.js";
 import type { Config } from "./config/index.js";
 import { migrate, openDb } from "./db/index.js";
@@ -18,7 +15,9 @@ import type { Logger } from "./internal/logger.js";
 import { createShutdown, type Shutdown } from "./internal/shutdown.js";
 import { type ListenSettings, explainListenError } from "./internal/startup-errors.js";
 import { loadOrCreateSigningKey } from "./internal/signing-key.js";
-import { createSubgraphEngine, type SubgraphEngine } from "./subgraphs/index.js";
+import { assembleIngest } from "./ingest-wiring.js";
+import { createJournalProcessor, createObserverApp, listenObserver, openObserverJournal } from "./observer/index.js";
+import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 
 export interface Service {
@@ -29,7 +28,7 @@ export interface Service {
   shutdown: Shutdown;
   /** The subgraph engine (deploy, reindex, progress, row-change listeners). */
   subgraphs: SubgraphEngine;
-  /** Webhook outbox writers, delivery worker and management handle (runtime/dispatcher). */
+  /** Webhook delivery worker and management handle (runtime/dispatcher). */
   webhooks: Webhooks;
   /** Resolves when every journaled request so far has been processed. */
   idle(): Promise<void>;
@@ -47,10 +46,13 @@ export interface ServiceOptions {
   dispatcher?: WebhooksDeps["dispatcher"];
 }
 
-/** Binds a port, or fails with a message naming the setting to change. */
-async function listenOrExplain(settings: ListenSettings, closeGraceMs?: number): Promise<Listener> {
+/** Binds a port with `bind`, or fails with a message naming the setting to change. */
+async function listenOrExplain<L>(
+  settings: ListenSettings,
+  bind: (options: { host: string; port: number }) => Promise<L>,
+): Promise<L> {
   try {
-    return await listen({ host: settings.host, port: settings.port, closeGraceMs });
+    return await bind({ host: settings.host, port: settings.port });
   } catch (err) {
     throw explainListenError(err, settings);
   }
@@ -63,12 +65,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // Both ports are bound before the database is opened or migrated: a port in use fails start-up
     // at once, with nothing changed, and no other process can take the port meanwhile. Until the
     // apps are attached below, requests get 503 (a stacks-node retries).
-    const apiServer = await listenOrExplain({
-      hostVariable: "API_HOST",
-      portVariable: "API_PORT",
-      host: config.apiHost,
-      port: config.apiPort,
-    });
+    const apiServer = await listenOrExplain(
+      { hostVariable: "API_HOST", portVariable: "API_PORT", host: config.apiHost, port: config.apiPort },
+      listen,
+    );
     // Closes last; only matters when start-up fails before the servers are registered below.
     shutdown.add("api port", () => apiServer.close());
     const observerServer = await listenOrExplain(
@@ -78,7 +78,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         host: config.observerHost,
         port: config.observerPort,
       },
-      30_000,
+      listenObserver,
     );
     shutdown.add("observer port", () => observerServer.close());
 
@@ -90,11 +90,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
     const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
 
-    // Subgraph handlers run inside each block's transaction, before any other hook.
-    const subgraphs = createSubgraphEngine({ db, config, logger });
-    await subgraphs.init();
-    shutdown.add("subgraphs", () => subgraphs.close());
-    // Webhook outbox rows are written in the same transaction: chain triggers (hooks), row changes (listener).
+    // Subgraph handlers and webhook outbox writers run inside each block's transaction.
+    const { ingestor, subgraphs } = await assembleIngest({ db, config, logger, shutdown, hooks: options.hooks });
     const webhooks = createWebhooks({
       config,
       db,
@@ -103,17 +100,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       subgraphs: () => subgraphs.list().map((s) => s.module),
       dispatcher: options.dispatcher,
     });
-    const stopListening = subgraphs.onRowChanges(webhooks.onRowChanges);
-    shutdown.add("webhook row-change listener", stopListening);
-    const hooks = [subgraphs.hooks, webhooks.hooks, ...(options.hooks ?? [])];
-    const ingestor = createIngestor({ db, logger, finalityBurnConfirmations: config.finalityBurnConfirmations, hooks });
     await ingestor.refreshFinality();
     // The embedded database has one connection: journal observer requests to an fsynced file so an
     // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
-    const fileJournal =
-      !options.db && db.kind === "pglite" ? openFileJournal(path.join(config.dataDir, "journal")) : undefined;
-    if (fileJournal) shutdown.add("journal file", () => fileJournal.close());
-    const processor = createJournalProcessor({ ingestor, logger, onOutcome: options.onOutcome, fileJournal });
+    const journal = openObserverJournal({
+      ingestor,
+      logger,
+      fileDir: !options.db && db.kind === "pglite" ? path.join(config.dataDir, "journal") : undefined,
+    });
+    shutdown.add("observer journal", () => journal.close());
+    const processor = createJournalProcessor({ journal, logger, onOutcome: options.onOutcome });
     shutdown.add("ingestion", () => processor.stop());
 
     const chainHub = await createChainHub({ db, logger });
@@ -140,12 +136,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     await webhooks.dispatcher.start();
     shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
     const observer = createObserverApp({
-      ingestor,
+      journal,
       processor,
       logger,
       bodyLimit: config.observerBodyLimit,
       allowFrom: config.observerAllowFrom,
-      fileJournal,
     });
     observerServer.serve(observer);
     // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.

@@ -1,13 +1,13 @@
 /**
  * Ingestion (DESIGN.md §2): one observer request → journal → decode → fork choice → ONE database
  * transaction per block holding its chain rows, the hooks' rows (subgraphs, outbox) and the tip.
- * The observer and `sluice import` both go through `processRequest`.
+ * The observer (runtime/observer) and `sluice import` both use one ingestor, assembled by
+ * runtime/ingest-wiring.ts. What hooks implement and receive is in hooks.ts.
  */
 import type { Db, Queryable } from "../db/types.js";
-import { MalformedPayloadError, errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { insertBlockRows, loadBlock, readBranch, readCanonicalFrom, setCanonical } from "./block-store.js";
-import { decodeNewBlock, decodeNewBurnBlock } from "./decode/index.js";
+import { type Decoded, type DecodeResult, tryDecode } from "./decode-request.js";
 import { type ChainStep, decideFinality } from "./finality.js";
 import { type BlockRef, branchFloor, planForkChoice } from "./fork-choice.js";
 import {
@@ -17,60 +17,14 @@ import {
   markJournalDone,
   markJournalMalformed,
   readPendingJournal,
-} from "./journal.js";
+} from "./journal-store.js";
+import { type BlockHooks, type IngestOutcome, type ReorgRecord, RetryTransactionError } from "./hooks.js";
+import { malformedReason } from "./malformed.js";
 import { lockTipAndCheckBlock, raiseBurnTip, readTip, type TipNotification, tipRef, updateTip } from "./tip.js";
-import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
-
-/**
- * Thrown by a hook when the block transaction must be rolled back and run again (the hook does
- * something different the second time, e.g. the subgraph engine isolates each subgraph).
- */
-export class RetryTransactionError extends Error {
-  override name = "RetryTransactionError";
-}
+import type { DecodedBlock } from "./types.js";
 
 /** A transaction is run at most this many times when hooks ask for a retry. */
 const TRANSACTION_ATTEMPTS = 3;
-
-/** Work other modules do inside a block's transaction (subgraph handlers, webhook outbox). */
-export interface BlockHooks {
-  /** A block became canonical: derive rows from it. */
-  applyBlock(q: Queryable, block: DecodedBlock): Promise<void>;
-  /** A canonical block was orphaned by a reorg whose fork point is `forkPointHeight` (README
-   * "Reorgs"): undo what applyBlock derived (called newest first). */
-  revertBlock(q: Queryable, block: BlockRef, forkPointHeight: number): Promise<void>;
-  /** A reorg finished inside the transaction (after reverts and applies). */
-  onReorg?(q: Queryable, reorg: ReorgRecord): Promise<void>;
-  /** The transaction's blocks are all applied; it commits next (write what was deferred). */
-  beforeCommit?(q: Queryable): Promise<void>;
-  /** The transaction `q` committed (q only names it; it runs no more queries): start work that
-   * must see what it wrote, e.g. a background rebuild. Not called for a rolled-back attempt. */
-  afterCommit?(q: Queryable): void;
-}
-
-export interface ReorgRecord {
-  /** The lowest height the reorg orphaned: the common ancestor's height + 1 (README "Reorgs"). */
-  forkPointHeight: number;
-  /** It orphaned a height that had been reported final (README "Finality"). */
-  belowFinality: boolean;
-  orphaned: BlockRef[];
-  applied: string[];
-  oldTip: { indexBlockHash: string; height: number };
-  newTip: { indexBlockHash: string; height: number };
-}
-
-export type IngestOutcome =
-  | {
-      kind: "block";
-      result: "extended" | "side" | "duplicate" | "reorg";
-      height: number;
-      indexBlockHash: string;
-      events: number;
-    }
-  | { kind: "burn_block"; burnBlockHeight: number }
-  | { kind: "journaled" }
-  | { kind: "malformed"; reason: string }
-  | { kind: "skipped" };
 
 /** Channel notified (inside the block transaction, so delivered at commit) for every tip change. */
 export const CHAIN_CHANNEL = "sluice_chain";
@@ -101,13 +55,6 @@ export interface Ingestor {
   refreshFinality(): Promise<void>;
 }
 
-type Decoded =
-  | { kind: "block"; block: DecodedBlock }
-  | { kind: "burn_block"; burn: DecodedBurnBlock }
-  | { kind: "other" };
-
-export type DecodeResult = Decoded | { kind: "malformed"; reason: string };
-
 export interface ImportItem {
   path: string;
   body: string;
@@ -115,34 +62,14 @@ export interface ImportItem {
   decoded: DecodeResult;
 }
 
-/** Pure: parses and decodes a request body; throws MalformedPayloadError on bad input. */
-export function decodeRequest(path: string, body: string): Decoded {
-  if (path !== "/new_block" && path !== "/new_burn_block") return { kind: "other" };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch (err) {
-    throw new MalformedPayloadError(`body is not JSON: ${errorMessage(err)}`, { cause: err });
-  }
-  return path === "/new_block"
-    ? { kind: "block", block: decodeNewBlock(parsed) }
-    : { kind: "burn_block", burn: decodeNewBurnBlock(parsed) };
-}
-
-/** Pure: decodes a request, turning every failure into a `malformed` result (never throws). */
-export function tryDecode(path: string, body: string): DecodeResult {
-  try {
-    return decodeRequest(path, body);
-  } catch (err) {
-    if (err instanceof MalformedPayloadError) return { kind: "malformed", reason: err.message };
-    return { kind: "malformed", reason: `decoder failed: ${errorMessage(err)}` };
-  }
-}
-
 export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = [] }: IngestorDeps): Ingestor {
   const confirmations = finalityBurnConfirmations;
 
-  /** db.transaction, run again when a hook asks (RetryTransactionError); hooks hear of the commit. */
+  /**
+   * db.transaction, run again at once when a hook asks for it (RetryTransactionError); hooks hear
+   * of the commit. Any other failure goes to the caller, which asks `isRetryable` (via
+   * malformedReason) whether the request is tried again later.
+   */
   async function blockTransaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let committed: { q: Queryable; result: T };
@@ -362,9 +289,9 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       try {
         return await processDecoded(entry.id, decoded);
       } catch (err) {
-        // The database refusing the data itself will refuse it on every retry: record and move on.
-        if (isDataException(err))
-          return recordMalformed(entry.id, entry.path, `database rejected the data: ${errorMessage(err)}`);
+        // Refused on every run: record and move on. Anything else stays pending, to be retried.
+        const reason = malformedReason("apply", err);
+        if (reason !== null) return recordMalformed(entry.id, entry.path, reason);
         throw err;
       }
     },
@@ -418,14 +345,14 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           outcomes[i] = results[k];
         });
       } catch (err) {
-        if (!isDataException(err)) throw err;
+        const reason = malformedReason("apply", err);
+        if (reason === null) throw err;
         if (usable.length > 1) {
           // Isolate the request the database refuses: one transaction per request.
           for (const i of usable) [outcomes[i]] = await ingestor.importBatch([items[i]]);
           return outcomes;
         }
         const { path, body, sourceKey } = items[usable[0]];
-        const reason = `database rejected the data: ${errorMessage(err)}`;
         logger.warn({ msg: "payload rejected by the database in import", path, source_key: sourceKey, error: reason });
         const id = await insertJournal(db, { path, body, bodyBytes: Buffer.byteLength(body), sourceKey });
         if (id) await markJournalMalformed(db, id, reason);
@@ -473,12 +400,6 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
  */
 async function relaxCommit(q: Queryable, kind: Db["kind"]): Promise<void> {
   if (kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
-}
-
-/** SQLSTATE class 22 (data exception): deterministic, retrying cannot help. */
-export function isDataException(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("22");
 }
 
 /** Committed events are the ones indexed as effects (the tip counters count only those). */

@@ -1,6 +1,5 @@
 /** Ingestion status for /status and the terminal status line (DESIGN.md §4). */
 import type { Queryable } from "../db/types.js";
-import type { JournalProcessor } from "./processor.js";
 import { readTip } from "./tip.js";
 
 export interface IngestStatus {
@@ -23,7 +22,13 @@ export interface IngestStatus {
   };
 }
 
-export async function readIngestStatus(q: Queryable, processor?: JournalProcessor): Promise<IngestStatus> {
+/** What the observer's processor reports about its queue (runtime/observer/processor.ts). */
+export interface ProcessorState {
+  readonly backlog: number;
+  readonly lastError: string | null;
+}
+
+export async function readIngestStatus(q: Queryable, processor?: ProcessorState): Promise<IngestStatus> {
   const tip = await readTip(q);
   const { rows } = await q.query<{ malformed: string; pending: string }>(
     `SELECT (SELECT count(*) FROM control.journal WHERE state = 'malformed') AS malformed,

@@ -4,7 +4,7 @@
  * core while the main thread drives the database. Answers each batch with its results in order.
  */
 import { parentPort } from "node:worker_threads";
-import { tryDecode } from "../chain/ingest.js";
+import { tryDecode } from "../chain/decode-request.js";
 import type { DecodeRequest, DecodeResponse } from "./worker-decoder.js";
 
 parentPort?.on("message", (message: DecodeRequest) => {

@@ -11,6 +11,7 @@ import { migrate, openDb } from "../db/index.js";
 import { createWebhooks } from "../dispatcher/index.js";
 import { createLogger } from "../internal/logger.js";
 import { loadOrCreateSigningKey } from "../internal/signing-key.js";
+import { builtinSubgraphs } from "../subgraphs/module-loader.js";
 
 export function registerDispatcherCommand(program: Command): void {
   program
@@ -35,7 +36,7 @@ export function registerDispatcherCommand(program: Command): void {
       try {
         await migrate(db);
         const signer = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
-        const { dispatcher } = createWebhooks({ config, db, logger, signer });
+        const { dispatcher } = createWebhooks({ config, db, logger, signer, subgraphs: () => builtinSubgraphs });
         await dispatcher.start();
         logger.info({ msg: "dispatcher worker started", key_id: signer.keyId });
         await new Promise<void>((resolve) => {

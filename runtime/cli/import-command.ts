@@ -1,13 +1,10 @@
 /** `sluice import <file>`: wiring of the import to configuration, database and terminal. */
 import fs from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import { createIngestor } from "../chain/ingest.js";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
-import { createChainOutbox } from "../dispatcher/chain-outbox.js";
-import { createSubgraphOutbox } from "../dispatcher/subgraph-outbox.js";
-import { createSubgraphEngine } from "../subgraphs/index.js";
+import { assembleIngest } from "../ingest-wiring.js";
 import { DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
 import { startWorkerDecoder } from "./worker-decoder.js";
 import { createProgress } from "./progress.js";
@@ -41,20 +38,8 @@ export function registerImportCommand(program: Command): void {
       const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
         await migrate(db);
-        // The import indexes subgraphs exactly like the observer path does.
-        const subgraphs = createSubgraphEngine({ db, config, logger });
-        await subgraphs.init();
-        const ingestor = createIngestor({
-          db,
-          logger,
-          finalityBurnConfirmations: config.finalityBurnConfirmations,
-          // Webhook outbox rows too, exactly as on the observer path; the service delivers them.
-          hooks: [
-            subgraphs.hooks,
-            createChainOutbox({ logger, sbtcRegistry: config.contracts.sbtcRegistryContractId }),
-          ],
-        });
-        subgraphs.onRowChanges(createSubgraphOutbox());
+        // Subgraphs and webhook outbox rows exactly as on the observer path; the service delivers them.
+        const { ingestor, subgraphs } = await assembleIngest({ db, config, logger });
         const decoder = await startWorkerDecoder(); // up before the import announces itself
         // Since process start: opening (on first use, creating) the database and migrating can take
         // longer than a small import itself.

@@ -4,7 +4,8 @@
  * each request is keyed by a hash of its content.
  */
 import { createHash } from "node:crypto";
-import type { ImportItem, IngestOutcome, Ingestor } from "../chain/ingest.js";
+import type { IngestOutcome } from "../chain/hooks.js";
+import type { ImportItem, Ingestor } from "../chain/ingest.js";
 import { type Progress, formatDuration, formatRate } from "./progress.js";
 import { readReplayRows } from "./replay-tsv.js";
 import { type BatchDecoder, inlineDecoder } from "./worker-decoder.js";

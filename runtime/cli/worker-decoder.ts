@@ -4,7 +4,7 @@
  * stops with that error: nothing half-imported is committed, and a re-run skips what was).
  */
 import { Worker } from "node:worker_threads";
-import type { DecodeResult } from "../chain/ingest.js";
+import type { DecodeResult } from "../chain/decode-request.js";
 
 export interface DecodeRequest {
   id: number;

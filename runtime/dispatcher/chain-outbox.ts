@@ -10,7 +10,7 @@
  *   row per webhook that had applies the receiver may have seen, listing them (≤ 500, `truncated`).
  */
 import { randomUUID } from "node:crypto";
-import type { BlockHooks } from "../chain/ingest.js";
+import type { BlockHooks } from "../chain/hooks.js";
 import type { Queryable } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import { applyType, buildApplyData, buildRollbackData, type ChainApplyData, ROLLBACK_TYPE } from "./chain-payload.js";

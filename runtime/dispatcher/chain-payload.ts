@@ -6,31 +6,10 @@
  */
 import { EVENT_TYPE_NAMES } from "../chain/event-type-names.js";
 import type { ClarityJson, DecodedEvent, DecodedTx } from "../chain/types.js";
+import type { ChainApplyData, DeliveryEvent, JsonObject, RollbackData } from "../formats/chain-payload.js";
 import type { TriggerType } from "./triggers.js";
 
-export type JsonObject = { [key: string]: unknown };
-
-/** `event` of an apply delivery and of a rollback's orphaned entry. */
-export type DeliveryEvent = JsonObject & { type: string; event_index: number; tx_id: string };
-
-export interface ChainApplyData {
-  action: "apply";
-  trigger: TriggerType;
-  tx_id: string;
-  block_hash: string;
-  block_height: number;
-  canonical: boolean;
-  event: DeliveryEvent;
-  /** Present (true) on replayed deliveries only. */
-  is_replay?: true;
-}
-
-export interface RollbackData {
-  action: "rollback";
-  fork_point_height: number;
-  orphaned: { tx_id: string; event: DeliveryEvent }[];
-  truncated: boolean;
-}
+export type { ChainApplyData, DeliveryEvent, JsonObject, RollbackData };
 
 /** SPEC.md Limits: "orphaned entries per rollback delivery: 500". */
 export const MAX_ORPHANED = 500;

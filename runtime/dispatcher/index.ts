@@ -1,13 +1,13 @@
 /**
- * Webhooks (DESIGN.md §5): what the service composes. `createWebhooks` returns the block hooks
- * (chain-trigger outbox), the subgraph row-change listener, the delivery worker and the handle the
- * management API uses. Pure pieces live beside it (triggers, matching, payloads, formats, signing,
- * retry, circuit, ssrf); I/O in the stores, the worker and http-post.
+ * Webhooks (DESIGN.md §5): what the service composes. `createWebhookOutbox` returns the outbox
+ * writers the ingest wiring runs inside block transactions: the block hooks (chain-trigger
+ * outbox) and the subgraph row-change listener. `createWebhooks` returns the delivery worker and
+ * the handle the management API uses. Pure pieces live beside them (triggers, matching, payloads,
+ * formats, signing, retry, circuit, ssrf); I/O in the stores, the worker and http-post.
  */
 import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
-import { subgraphs as builtInSubgraphs } from "../../generated/index.js";
-import type { BlockHooks } from "../chain/ingest.js";
+import type { BlockHooks } from "../chain/hooks.js";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
@@ -33,9 +33,20 @@ export interface WebhookService extends WebhookManagement {
   resolveHost(host: string): Promise<string[]>;
 }
 
-export interface Webhooks {
+/** The outbox writers: rows written in the block's transaction, delivered later by a dispatcher. */
+export interface WebhookOutbox {
   hooks: BlockHooks;
   onRowChanges: RowChangeListener;
+}
+
+export function createWebhookOutbox(deps: { logger: Logger; sbtcRegistry: string }): WebhookOutbox {
+  return {
+    hooks: createChainOutbox({ logger: deps.logger, sbtcRegistry: deps.sbtcRegistry }),
+    onRowChanges: createSubgraphOutbox(),
+  };
+}
+
+export interface Webhooks {
   dispatcher: Dispatcher;
   service: WebhookService;
 }
@@ -45,8 +56,8 @@ export interface WebhooksDeps {
   db: Db;
   logger: Logger;
   signer: Signer;
-  /** The loaded subgraphs (the engine's catalog); defaults to the built-ins in generated/. */
-  subgraphs?: () => readonly SubgraphModule[];
+  /** The loaded subgraphs (the engine's catalog, or the built-ins where no engine runs). */
+  subgraphs: () => readonly SubgraphModule[];
   /** Overrides for the worker (tests: clock, random, intervals). */
   dispatcher?: Partial<Omit<DispatcherOptions, "db" | "logger" | "signer" | "secrets">>;
   /** Overrides config.webhookSecretKey (WEBHOOK_SECRET_KEY); without either, the key file in config.dataDir. */
@@ -68,11 +79,8 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     allowPrivate: config.webhookAllowPrivate,
     ...deps.dispatcher,
   });
-  const catalog = deps.subgraphs ?? (() => builtInSubgraphs);
-  const findSubgraph = (name: string) => catalog().find((s) => s.name === name);
+  const findSubgraph = (name: string) => deps.subgraphs().find((s) => s.name === name);
   return {
-    hooks: createChainOutbox({ logger, sbtcRegistry: config.contracts.sbtcRegistryContractId }),
-    onRowChanges: createSubgraphOutbox(),
     dispatcher,
     service: {
       ...createWebhookManagement({

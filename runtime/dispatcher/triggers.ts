@@ -9,18 +9,27 @@ import { badRequest, type ServiceError } from "../internal/errors.js";
 import { CHAIN_SOURCE_FILTER_FIELDS } from "../subgraphs/match-source.js";
 import { parseTraitName, type TraitName } from "../subgraphs/traits.js";
 import type { ChainSourceType } from "../subgraphs/types.js";
+import {
+  type ChainTriggerType,
+  SBTC_TRIGGER_TYPES,
+  type SbtcTriggerType,
+  type TriggerType,
+} from "../formats/trigger-types.js";
 
-/** The five sBTC peg-lifecycle trigger types (SPEC.md "Trigger object", last paragraph). */
-export const SBTC_TRIGGER_TYPES = [
-  "sbtc_deposit",
-  "sbtc_withdrawal_create",
-  "sbtc_withdrawal_accept",
-  "sbtc_withdrawal_reject",
-  "sbtc_withdrawal_swept_confirmed",
-] as const;
-export type SbtcTriggerType = (typeof SBTC_TRIGGER_TYPES)[number];
-export type TriggerType = ChainSourceType | SbtcTriggerType;
+export { SBTC_TRIGGER_TYPES, type SbtcTriggerType, type TriggerType };
 export type { TraitName };
+
+/**
+ * The chain types are written twice: in the generated modules' contract (runtime/subgraphs/types.ts,
+ * which imports no other runtime module) and in runtime/formats (which the SDK shares). This
+ * stops compiling when the two lists differ.
+ */
+export type ChainVocabulariesAgree = [ChainSourceType] extends [ChainTriggerType]
+  ? [ChainTriggerType] extends [ChainSourceType]
+    ? true
+    : never
+  : never;
+true satisfies ChainVocabulariesAgree;
 
 /**
  * Allowed fields per type. The thirteen chain types are SPEC.md's table (shared with subgraph

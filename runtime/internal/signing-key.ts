@@ -31,7 +31,7 @@ import {
 import path from "node:path";
 import { inspect } from "node:util";
 import nacl from "tweetnacl";
-import { ConfigError } from "./errors.js";
+import { ConfigError, NonRetryableError } from "./errors.js";
 
 export interface SigningKey {
   /** Short stable id: `key_` + the first 16 hex digits of sha256(public key). */
@@ -54,7 +54,7 @@ export interface LoadSigningKeyOptions {
 }
 
 /** The key file exists but is unreadable or invalid; startup must stop, the file stays as is. */
-export class SigningKeyError extends Error {
+export class SigningKeyError extends NonRetryableError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "SigningKeyError";

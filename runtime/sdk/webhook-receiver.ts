@@ -1,6 +1,7 @@
 /**
  * Receiver helpers for sluice webhook deliveries (SPEC.md "Signatures on every delivery",
- * "Formats", "Chain apply data"). Hand-written, node:crypto only.
+ * "Formats", "Chain apply data"). Hand-written; imports only node:crypto and the payload types
+ * it shares with the service (runtime/formats).
  *
  * - `createDeliveryVerifier({ baseUrl })`: checks the ed25519 `x-service-signature` over
  *   `<webhook-id>.<rawBody>` with the instance's public key, fetched from
@@ -14,9 +15,9 @@
  * Always verify the raw, unparsed body. Receivers answer 401 when verification fails.
  */
 import { createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify as verifySignature } from "node:crypto";
-import type { ChainApplyData, RollbackData } from "../dispatcher/chain-payload.js";
+import type { ChainApplyData, RollbackData } from "../formats/chain-payload.js";
 
-export type { ChainApplyData, DeliveryEvent, RollbackData } from "../dispatcher/chain-payload.js";
+export type { ChainApplyData, DeliveryEvent, RollbackData } from "../formats/chain-payload.js";
 
 /** Node's IncomingHttpHeaders, a Fetch `Headers`, or a plain record. */
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;

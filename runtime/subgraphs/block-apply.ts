@@ -9,7 +9,7 @@
  * refusing a row is rare, and then the step throws RetryTransactionError, the ingestor rolls the
  * transaction back and runs it again, and the engine applies that block with savepoints.
  */
-import { RetryTransactionError } from "../chain/ingest.js";
+import { RetryTransactionError } from "../chain/hooks.js";
 import type { DecodedBlock } from "../chain/types.js";
 import type { Queryable } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";

@@ -4,6 +4,7 @@
  * `${config.X}` substituted once; for each context in chain order, every matching source's
  * handler runs (sources in spec order) and its row operations are collected in order.
  */
+import { NonRetryableError } from "../internal/errors.js";
 import { eventTypeOfSource, substituteConfig, sourceMatches, type TraitCheck } from "./match-source.js";
 import type { Handler, HandlerContext, RowOp, SourceDef, SubgraphModule } from "./types.js";
 
@@ -35,8 +36,8 @@ export interface DispatchIndex {
   txLevel: boolean;
 }
 
-/** A handler threw: the subgraph cannot process this block. */
-export class HandlerError extends Error {
+/** A handler threw: the subgraph cannot process this block (the same block fails it again). */
+export class HandlerError extends NonRetryableError {
   constructor(
     readonly subgraph: string,
     readonly source: string,

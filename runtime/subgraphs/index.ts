@@ -15,7 +15,7 @@ import { type DocumentKind, type JsonDocument, subgraphDocument } from "./docume
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { pgSchemaName, sqlIdent } from "../../generator/naming.js";
-import { type BlockHooks, RetryTransactionError } from "../chain/ingest.js";
+import { type BlockHooks, RetryTransactionError } from "../chain/hooks.js";
 import type { Config } from "../config/index.js";
 import type { Db, Queryable } from "../db/types.js";
 import { badRequest, conflict, notFound, ServiceError } from "../internal/errors.js";

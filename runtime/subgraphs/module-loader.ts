@@ -34,8 +34,14 @@ export interface ModuleSource {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** The built-in subgraphs of generated/index.ts with their migrations. */
-export function builtinSources(modules: readonly SubgraphModule[] = generatedSubgraphs): ModuleSource[] {
+/**
+ * The built-in subgraphs: the one place production code takes them from generated/index.ts. The
+ * ingest wiring and the standalone dispatcher hand them to whatever needs them.
+ */
+export const builtinSubgraphs: readonly SubgraphModule[] = generatedSubgraphs;
+
+/** Built-in subgraphs (default: those of generated/index.ts) with their migrations. */
+export function builtinSources(modules: readonly SubgraphModule[] = builtinSubgraphs): ModuleSource[] {
   return modules.map((module) => {
     const dir = path.join(GENERATED_DIR, module.name);
     const migrationSql = readFileSync(path.join(dir, "migration.sql"), "utf8");

@@ -1,5 +1,5 @@
 /**
- * Start-up recovery of the embedded database's observer file journal (runtime/chain/processor.ts):
+ * Start-up recovery of the embedded database's observer file journal (runtime/observer/processor.ts):
  * requests acknowledged (appended and fsynced) but not processed before a crash are ingested at
  * the next start, with no outcome listener attached, as in the real service; the file is then
  * emptied. Expected blocks are counted from the simulated payloads themselves.
@@ -8,10 +8,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openFileJournal } from "../../../runtime/chain/file-journal.js";
 import { createIngestor } from "../../../runtime/chain/ingest.js";
-import { createJournalProcessor } from "../../../runtime/chain/processor.js";
 import { silentLogger } from "../../../runtime/internal/logger.js";
+import { createFileObserverJournal, openFileJournal } from "../../../runtime/observer/file-journal.js";
+import { createJournalProcessor } from "../../../runtime/observer/processor.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
 
@@ -42,7 +42,10 @@ describe("file journal recovery at start-up", () => {
 
     const journal = openFileJournal(dir);
     const ingestor = createIngestor({ db: testDb.db, logger: silentLogger, finalityBurnConfirmations: 6 });
-    const processor = createJournalProcessor({ ingestor, logger: silentLogger, fileJournal: journal });
+    const processor = createJournalProcessor({
+      journal: createFileObserverJournal(journal, ingestor, silentLogger),
+      logger: silentLogger,
+    });
     await processor.start();
     await processor.idle();
 

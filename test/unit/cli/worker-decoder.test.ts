@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tryDecode } from "../../../runtime/chain/ingest.js";
+import { tryDecode } from "../../../runtime/chain/decode-request.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
 import { type BatchDecoder, startWorkerDecoder } from "../../../runtime/cli/worker-decoder.js";
 

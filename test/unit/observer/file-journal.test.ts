@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openFileJournal, parseRecords } from "../../../runtime/chain/file-journal.js";
+import { openFileJournal, parseRecords } from "../../../runtime/observer/file-journal.js";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-fj-"));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -1,20 +1,17 @@
 /**
  * Serial processing of journaled observer requests (DESIGN.md §2): strictly in journal order, one
- * at a time. A decoding problem marks the entry malformed and moves on; a database failure keeps
- * the entry pending and retries it with backoff, so nothing acknowledged is skipped.
+ * at a time. A malformed request is recorded as such by the ingestor and counts as processed
+ * (runtime/chain/malformed.ts); any failure reaching here may pass, so the entry stays pending and
+ * is retried with backoff: nothing acknowledged is skipped.
  */
+import type { IngestOutcome } from "../chain/hooks.js";
 import { errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import type { IngestOutcome, Ingestor } from "./ingest.js";
-import type { FileJournal, FileJournalEntry } from "./file-journal.js";
-import type { JournalEntry } from "./journal.js";
-
-/** A request to process: a journal row (PostgreSQL) or a file-journal record (embedded database). */
-export type QueuedRequest = JournalEntry | FileJournalEntry;
+import { type JournaledRequest, journalRef, type ObserverJournal } from "./journal.js";
 
 export interface JournalProcessor {
   /** Queues an entry that was just journaled (the observer's fast path). */
-  enqueue(entry: QueuedRequest): void;
+  enqueue(entry: JournaledRequest): void;
   /** Processes whatever is pending in the journal (start-up), then the queue. */
   start(): Promise<void>;
   /** Stops after the entry in flight; resolves when idle. */
@@ -26,15 +23,13 @@ export interface JournalProcessor {
 }
 
 export function createJournalProcessor(deps: {
-  ingestor: Ingestor;
+  journal: ObserverJournal;
   logger: Logger;
   onOutcome?: (o: IngestOutcome) => void;
   retryDelayMs?: (attempt: number) => number;
-  /** Embedded database: requests are journaled in this file instead of the database. */
-  fileJournal?: FileJournal;
 }): JournalProcessor {
-  const queue: QueuedRequest[] = [];
-  const fileJournal = deps.fileJournal;
+  const queue: JournaledRequest[] = [];
+  const journal = deps.journal;
   const retryDelay = deps.retryDelayMs ?? ((n) => Math.min(30_000, 200 * 2 ** n));
   let running: Promise<void> | null = null;
   let stopping = false;
@@ -44,28 +39,18 @@ export function createJournalProcessor(deps: {
 
   const settleIdle = () => {
     if (queue.length || running || draining) return;
-    // Everything acknowledged is committed: the file journal can be emptied.
-    fileJournal
-      ?.truncateIfDrained()
-      .catch((err) => deps.logger.error({ msg: "journal truncation failed", error: err }));
+    // Everything acknowledged is committed: the journal may reclaim its space (the file is emptied).
+    journal.drained().catch((err) => deps.logger.error({ msg: "journal truncation failed", error: err }));
     for (const w of idleWaiters) w();
     idleWaiters = [];
   };
-
-  /** File records are imported under their key (idempotent), journal rows processed by id. */
-  async function processOne(entry: QueuedRequest): Promise<IngestOutcome> {
-    if (!("key" in entry)) return deps.ingestor.processJournalEntry(entry);
-    const outcome = await deps.ingestor.importRequest(entry.path, entry.body, entry.key);
-    fileJournal?.markProcessed(entry.key);
-    return outcome;
-  }
 
   async function run(): Promise<void> {
     while (queue.length && !stopping) {
       const entry = queue[0];
       for (let attempt = 0; !stopping; attempt++) {
         try {
-          const outcome = await processOne(entry);
+          const outcome = await journal.process(entry);
           deps.onOutcome?.(outcome);
           lastError = null;
           break;
@@ -73,7 +58,7 @@ export function createJournalProcessor(deps: {
           lastError = errorMessage(err);
           deps.logger.error({
             msg: "block processing failed; will retry",
-            journal: "key" in entry ? entry.key : entry.id,
+            journal: journalRef(entry),
             attempt,
             error: err,
           });
@@ -101,24 +86,11 @@ export function createJournalProcessor(deps: {
     async start() {
       draining = true;
       try {
-        const n = await deps.ingestor.drainPending(deps.onOutcome);
-        if (n) deps.logger.info({ msg: "recovered pending journal entries", count: n });
-        if (fileJournal) {
-          // Acknowledged before the last stop; the ones already committed are skipped by key.
-          const records = fileJournal.readAll();
-          for (const r of records) {
-            // Not `onOutcome?.(await processOne(r))`: without a listener that skips the call's
-            // argument too, and the record would never be processed.
-            const outcome = await processOne(r);
-            deps.onOutcome?.(outcome);
-          }
-          if (records.length) deps.logger.info({ msg: "recovered journaled requests", count: records.length });
-          await fileJournal.truncateIfDrained();
-        }
+        await journal.recover(deps.onOutcome);
       } finally {
         draining = false;
       }
-      // Entries journaled while draining were seen by drainPending too; processing one twice is a
+      // Entries journaled while recovering may have been recovered too; processing one twice is a
       // no-op (the block is already stored).
       kick();
       settleIdle();

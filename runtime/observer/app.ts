@@ -6,8 +6,7 @@
 import express from "express";
 import { type AddressRange, createAddressMatcher } from "../config/address-allow-list.js";
 import type { Logger } from "../internal/logger.js";
-import type { FileJournal } from "./file-journal.js";
-import type { Ingestor } from "./ingest.js";
+import type { ObserverJournal } from "./journal.js";
 import type { JournalProcessor } from "./processor.js";
 
 /** The endpoints a stacks-node posts to; anything else is journaled too, with a warning. */
@@ -23,14 +22,13 @@ export const OBSERVER_PATHS = [
 ] as const;
 
 export function createObserverApp(deps: {
-  ingestor: Ingestor;
+  /** Where a request is stored before it is acknowledged (database rows or a file, journal.ts). */
+  journal: ObserverJournal;
   processor: JournalProcessor;
   logger: Logger;
   bodyLimit: number;
   /** OBSERVER_ALLOW_FROM (loopback is always allowed; null allows loopback only). */
   allowFrom: readonly AddressRange[] | null;
-  /** Embedded database: journal to this fsynced file (acks never wait for the database). */
-  fileJournal?: FileJournal;
 }): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -63,15 +61,11 @@ export function createObserverApp(deps: {
       deps.logger.warn({ msg: "unknown observer path; journaled", path });
     }
     try {
-      if (deps.fileJournal) {
-        const entry = await deps.fileJournal.append(path, body);
-        res.status(200).json({ result: "ok" });
-        deps.processor.enqueue(entry);
-        return;
-      }
-      const id = await deps.ingestor.journal(path, body);
+      const entry = await deps.journal.append(path, body);
+      // Acknowledged once durable, whatever the body holds: a malformed one is recorded as such
+      // when processed (runtime/chain/malformed.ts), never refused, or the node would resend it forever.
       res.status(200).json({ result: "ok" });
-      deps.processor.enqueue({ id, path, body });
+      deps.processor.enqueue(entry);
     } catch (err) {
       // Not stored: a non-200 makes the node retry, which is what we want.
       deps.logger.error({ msg: "journal write failed", path, error: err });

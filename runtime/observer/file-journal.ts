@@ -10,12 +10,12 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import type { Ingestor } from "../chain/ingest.js";
+import type { Logger } from "../internal/logger.js";
+import { recoverPendingRows } from "./database-journal.js";
+import type { FileJournalEntry, ObserverJournal } from "./journal.js";
 
-export interface FileJournalEntry {
-  key: string;
-  path: string;
-  body: string;
-}
+export type { FileJournalEntry };
 
 export interface FileJournal {
   /** Appends and fsyncs a request; resolves with its key once it is durable. */
@@ -80,6 +80,41 @@ export function openFileJournal(dir: string): FileJournal {
     close() {
       return serial(async () => fs.closeSync(fd));
     },
+  };
+}
+
+/**
+ * The observer journal over `file`: each record is imported under its key, so one processed twice
+ * (after a crash) is applied once. Journal rows left pending by an earlier run on the database are
+ * recovered too, before the file's records.
+ */
+export function createFileObserverJournal(file: FileJournal, ingestor: Ingestor, logger: Logger): ObserverJournal {
+  const importRecord = async (entry: FileJournalEntry) => {
+    const outcome = await ingestor.importRequest(entry.path, entry.body, entry.key);
+    file.markProcessed(entry.key);
+    return outcome;
+  };
+  return {
+    append: (requestPath, body) => file.append(requestPath, body),
+    process(entry) {
+      if (!("key" in entry)) throw new Error(`not a file journal record: ${entry.id}`);
+      return importRecord(entry);
+    },
+    async recover(onOutcome) {
+      await recoverPendingRows(ingestor, logger, onOutcome);
+      // Acknowledged before the last stop; the ones already committed are skipped by key.
+      const records = file.readAll();
+      for (const r of records) {
+        // Not `onOutcome?.(await importRecord(r))`: without a listener that skips the call's
+        // argument too, and the record would never be processed.
+        const outcome = await importRecord(r);
+        onOutcome?.(outcome);
+      }
+      if (records.length) logger.info({ msg: "recovered journaled requests", count: records.length });
+      await file.truncateIfDrained();
+    },
+    drained: () => file.truncateIfDrained(),
+    close: () => file.close(),
   };
 }
 

@@ -1,6 +1,9 @@
 /**
- * The observer journal (DESIGN.md §2 step 1): every request is stored before it is acknowledged,
- * then processed in id order; a crash leaves pending rows that the next start processes.
+ * The journal table, control.journal (DESIGN.md §2 step 1): the observer's requests on
+ * PostgreSQL, stored before they are acknowledged and processed in id order (a crash leaves
+ * pending rows that the next start processes); imported and file-journaled requests, keyed by
+ * source_key so each is applied once; malformed requests of every path, with the reason. The
+ * ingestor writes it inside block transactions.
  */
 import type { Queryable } from "../db/types.js";
 
