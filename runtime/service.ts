@@ -3,9 +3,7 @@
  * serves the observer and the API, and registers every resource's close with one shutdown registry.
  */
 import path from "node:path";
-import { createApiApp } from "./api/app.js";
-import { createChainHub } from "./api/events/chain-hub.js";
-import { listen } from "./api/http/server.js";
+import { createApiApp, createChainHub, listen } from "./api/index.js";
 import type { BlockHooks, IngestOutcome } from "./chain/hooks.js";
 import { readIngestStatus } from "./chain/status.js";
 import type { Config } from "./config/index.js";

@@ -1,10 +1,13 @@
 /**
- * The API module (DESIGN.md §4): `createApiApp(deps)` builds the Express app from the route
- * table in routes.ts, `startApiServer(app, {host, port})` listens on it.
+ * The API module's public entry (DESIGN.md §4): `createApiApp(deps)` builds the Express app from
+ * the route table in routes.ts; `listen` binds the port first and takes the app later (start-up
+ * answers 503 meanwhile), `startApiServer(app, {host, port})` does both at once; `createChainHub`
+ * is the one chain listener per process that wakes the SSE streams and read caches.
  */
 export { type ApiAppDeps, createApiApp } from "./app.js";
 export type { Surface } from "./http/auth.js";
 export type { BodyOptions, HttpMethod, RouteEntry, RouteTable } from "./http/route-table.js";
 export { routes } from "./routes.js";
-export { type ApiServer, type ApiServerOptions, startApiServer } from "./http/server.js";
+export { type ApiServer, type ApiServerOptions, type Listener, listen, startApiServer } from "./http/server.js";
+export { type ChainHub, createChainHub } from "./events/chain-hub.js";
 export type { ApiDeps, ApiHandler, HandlerContext, StatusSource } from "./types.js";

@@ -63,4 +63,19 @@ describe("import graph", () => {
     expect(graph.size).toBeGreaterThan(40);
     expect(crossings).toEqual([]);
   });
+
+  it("outside runtime/api, production code reaches the API through its public entry only", () => {
+    const apiDir = path.join(repoRoot, "runtime/api") + path.sep;
+    const entry = path.join(apiDir, "index.ts");
+    const graph = graphOf(["runtime"]);
+    const reachingIn: string[] = [];
+    for (const [file, targets] of graph) {
+      if (file.startsWith(apiDir)) continue;
+      for (const target of targets)
+        if (target.startsWith(apiDir) && target !== entry)
+          reachingIn.push(`${path.relative(repoRoot, file)} → ${path.relative(repoRoot, target)}`);
+    }
+    expect([...graph.values()].flat()).toContain(entry);
+    expect(reachingIn).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 /** runtime/internal/errors.ts `isRetryable` and runtime/chain/malformed.ts: which failures are tried again. */
 import { describe, expect, it } from "vitest";
-import { RetryTransactionError } from "../../runtime/chain/hooks.js";
-import { malformedReason } from "../../runtime/chain/malformed.js";
+import { RetryTransactionError } from "../../../runtime/chain/hooks.js";
+import { malformedReason } from "../../../runtime/chain/malformed.js";
 import {
   ConfigError,
   isRetryable,
@@ -9,7 +9,7 @@ import {
   NonRetryableError,
   RetryableError,
   StartupError,
-} from "../../runtime/internal/errors.js";
+} from "../../../runtime/internal/errors.js";
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
 
