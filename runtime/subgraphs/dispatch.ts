@@ -1,6 +1,5 @@
 /**
- * Running a subgraph's compiled handlers over a block's contexts (DESIGN.md §3; issue
- * "Subgraphs" item 4): pure. Sources are indexed by the event type they listen to, with
+ * Running a subgraph's compiled handlers over a block's contexts (DESIGN.md §3): pure. Sources are indexed by the event type they listen to, with
  * `${config.X}` substituted once; for each context in chain order, every matching source's
  * handler runs (sources in spec order) and its row operations are collected in order.
  */
