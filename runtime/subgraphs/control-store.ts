@@ -66,6 +66,30 @@ export async function readSubgraphRow(q: Queryable, name: string, forUpdate = fa
   return rows.length ? toRow(rows[0]) : null;
 }
 
+/** Status and progress of every subgraph, without the spec and table columns (read per list page). */
+export async function readAllProgress(q: Queryable): Promise<SubgraphProgress[]> {
+  const { rows } = await q.query(
+    `SELECT s.name, s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.operation_started_at,
+            s.operation_finished_at, s.error, s.operation_reason
+       FROM control.subgraphs s JOIN control.subgraph_progress p USING (name) ORDER BY s.name`,
+  );
+  return rows.map((r) => progressOf(toRow(r)));
+}
+
+/**
+ * What a cached list page of a subgraph is valid under, in one single-row read: the chain tip, its
+ * reorg count, the subgraph's schema, last change and height. Null when nothing records the subgraph.
+ */
+export async function readStampRow(q: Queryable, name: string): Promise<Record<string, string | number | null> | null> {
+  const { rows } = await q.query<Record<string, string | number | null>>(
+    `SELECT t.index_block_hash, t.block_height, t.reorg_count, s.schema_hash, s.updated_at::text AS updated_at,
+            p.subgraph_height
+       FROM control.chain_tip t, control.subgraphs s JOIN control.subgraph_progress p USING (name) WHERE s.name = $1`,
+    [name],
+  );
+  return rows[0] ?? null;
+}
+
 export function progressOf(row: SubgraphRow): SubgraphProgress {
   return {
     name: row.name,

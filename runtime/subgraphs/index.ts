@@ -28,6 +28,7 @@ import {
   lockTip,
   markFailed,
   progressOf,
+  readAllProgress,
   readSubgraphRow,
   readSubgraphRows,
   type SubgraphRow,
@@ -86,6 +87,8 @@ export interface SubgraphEngine {
   get(name: string): SubgraphInfo | undefined;
   /** The generated descriptor or OpenAPI document of a loaded subgraph (without live values), or null. */
   document(name: string, kind: DocumentKind): JsonDocument | null;
+  /** Status and progress of every subgraph. */
+  progressAll(): Promise<SubgraphProgress[]>;
   /** Status and progress, or null for an unknown subgraph. */
   progress(name: string): Promise<SubgraphProgress | null>;
   /**
@@ -443,6 +446,10 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     document(name, kind) {
       const l = loaded.get(name);
       return l ? subgraphDocument(l.source, kind) : null;
+    },
+
+    progressAll() {
+      return readAllProgress(db);
     },
 
     async progress(name) {

@@ -2,7 +2,8 @@
  * Which subgraphs and tables the read routes serve, and how far each is indexed (SPEC.md
  * "Subgraph routes"; DESIGN.md §4 404 codes). Modules come from the subgraph engine
  * (`ApiDeps.subgraphs`: built-in and deployed subgraphs); without one the routes answer 503.
- * Unknown names are 404 SUBGRAPH_NOT_FOUND / TABLE_NOT_FOUND with the closest valid name. (The engine's list is in memory; its progress() reads control.subgraphs.)
+ * Unknown names are 404 SUBGRAPH_NOT_FOUND / TABLE_NOT_FOUND with the closest valid name. (The
+ * engine's list is in memory; its progress reads, like the stamp read, are the engine's store.)
  *
  * `tip` (every list response): `block_height` = the canonical chain tip (control.chain_tip),
  * `subgraph_height` = the last block the subgraph processed (control.subgraph_progress; the chain tip
@@ -14,7 +15,9 @@
 import { schemaTag } from "../../db/prepared-statements.js";
 import type { Queryable } from "../../db/types.js";
 import { notFound, ServiceError } from "../../internal/errors.js";
-import type { SubgraphModule } from "../../subgraphs/types.js";
+import { readTip as readChainTip } from "../../chain/tip.js";
+import { readStampRow } from "../../subgraphs/control-store.js";
+import type { SubgraphModule, SubgraphProgress } from "../../subgraphs/types.js";
 import { didYouMean } from "../http/query-params.js";
 import type { ChainHub } from "../events/chain-hub.js";
 import { tableSql } from "./query/sql.js";
@@ -121,15 +124,10 @@ export interface SubgraphStamp {
   tip: TipJson;
 }
 
-const SELECT_STAMP = `SELECT t.index_block_hash, t.block_height, t.reorg_count, s.schema_hash,
-  s.updated_at::text AS updated_at, p.subgraph_height
-  FROM control.chain_tip t, control.subgraphs s JOIN control.subgraph_progress p USING (name) WHERE s.name = $1`;
-
 /** One single-row read: the subgraph's stamp with the exact tip, or null when nothing records the subgraph. */
 export async function readSubgraphStamp(db: Queryable, subgraph: string): Promise<SubgraphStamp | null> {
-  const { rows } = await db.query<Record<string, string | number | null>>(SELECT_STAMP, [subgraph]);
-  const r = rows[0];
-  if (r === undefined) return null;
+  const r = await readStampRow(db, subgraph);
+  if (r === null) return null;
   const chainHeight = r.block_height === null ? null : Number(r.block_height);
   return {
     stamp: [r.index_block_hash, r.block_height, r.reorg_count, r.schema_hash, r.updated_at, r.subgraph_height].join(
@@ -161,44 +159,26 @@ function cacheFor(hub: ChainHub): { state: TipState | null } {
   return cache;
 }
 
-interface SubgraphRow {
-  name: string;
-  status: string;
-  subgraph_height: number;
-  blocks_done: number;
-  blocks_total: number;
-  error: string | null;
-  reason: string | null;
+async function readTipState(ctx: HandlerContext): Promise<TipState> {
+  const [tip, progress] = await Promise.all([
+    readChainTip(ctx.db),
+    ctx.subgraphs ? ctx.subgraphs.progressAll().catch(() => []) : [],
+  ]);
+  const subgraphs = new Map<string, { height: number | null; progress: ProgressJson | null }>();
+  for (const p of progress) subgraphs.set(p.name, { height: p.subgraphHeight, progress: progressJson(p) });
+  return { at: Date.now(), chainHeight: tip.blockHeight, subgraphs };
 }
 
-async function readTipState(ctx: HandlerContext): Promise<TipState> {
-  const [tip, rows] = await Promise.all([
-    ctx.db.query<{ block_height: number | null }>("SELECT block_height FROM control.chain_tip"),
-    ctx.db
-      .query<SubgraphRow>(
-        `SELECT s.name, s.status, p.subgraph_height, s.blocks_done, s.blocks_total, s.error,
-                s.operation_reason AS reason
-           FROM control.subgraphs s JOIN control.subgraph_progress p USING (name)`,
-      )
-      .then((r) => r.rows)
-      .catch(() => [] as SubgraphRow[]),
-  ]);
-  const chainHeight = tip.rows[0]?.block_height ?? null;
-  const subgraphs = new Map<string, { height: number | null; progress: ProgressJson | null }>();
-  for (const row of rows) {
-    subgraphs.set(row.name, {
-      height: Number(row.subgraph_height),
-      progress: {
-        status: row.status,
-        subgraph_height: Number(row.subgraph_height),
-        blocks_done: Number(row.blocks_done),
-        blocks_total: Number(row.blocks_total),
-        error: row.error,
-        reason: row.reason,
-      },
-    });
-  }
-  return { at: Date.now(), chainHeight: chainHeight === null ? null : Number(chainHeight), subgraphs };
+/** Progress as the metadata routes show it. Pure. */
+function progressJson(progress: SubgraphProgress): ProgressJson {
+  return {
+    status: progress.status,
+    subgraph_height: progress.subgraphHeight,
+    blocks_done: progress.blocksDone,
+    blocks_total: progress.blocksTotal,
+    error: progress.error,
+    reason: progress.reason,
+  };
 }
 
 async function tipState(ctx: HandlerContext): Promise<TipState> {
@@ -233,16 +213,7 @@ export async function readTip(ctx: HandlerContext, subgraph: string): Promise<Ti
 /** Indexing progress of one subgraph, or null when nothing records it. */
 export async function readProgress(ctx: HandlerContext, subgraph: string): Promise<ProgressJson | null> {
   const progress = ctx.subgraphs ? await ctx.subgraphs.progress(subgraph) : null;
-  if (progress) {
-    return {
-      status: progress.status,
-      subgraph_height: progress.subgraphHeight,
-      blocks_done: progress.blocksDone,
-      blocks_total: progress.blocksTotal,
-      error: progress.error,
-      reason: progress.reason,
-    };
-  }
+  if (progress) return progressJson(progress);
   return (await tipState(ctx)).subgraphs.get(subgraph)?.progress ?? null;
 }
 
