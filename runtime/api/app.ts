@@ -15,13 +15,13 @@ import { EventsPageCache } from "./events/page-cache.js";
 import { createPrintSchemaStore } from "./events/print-schema-store.js";
 import { createRequestContext, requestIdOf } from "./http/request-context.js";
 import { SubgraphPageCache } from "./subgraphs/page-cache.js";
-import { checkRouteTable, type RouteEntry, type RouteTable } from "./http/route-table.js";
+import { checkRouteTable } from "./http/route-table.js";
 import { routes as defaultRoutes } from "./routes.js";
-import type { ApiDeps, ApiHandler, HandlerContext } from "./types.js";
+import type { ApiDeps, ApiHandler, ApiRoute, ApiRouteTable, HandlerContext } from "./types.js";
 
 export interface ApiAppDeps extends ApiDeps {
   /** Defaults to the table in routes.ts; tests pass `[...routes, ...testRoutes]`. */
-  routes?: RouteTable;
+  routes?: ApiRouteTable;
 }
 
 /** The configured Express app (not listening). Throws when the route table is inconsistent. */
@@ -66,7 +66,7 @@ export function createApiApp(deps: ApiAppDeps): Express {
   return app;
 }
 
-function bodyStack(route: RouteEntry): RequestHandler[] {
+function bodyStack(route: ApiRoute): RequestHandler[] {
   return BODY_METHODS.has(route.method) ? createBodyParsers(route.body) : [];
 }
 
@@ -81,7 +81,7 @@ function adapt(handler: ApiHandler, deps: ApiDeps, caches: AppCaches): RequestHa
   };
 }
 
-function mountRoute(app: Express, route: RouteEntry, stack: RequestHandler[]): void {
+function mountRoute(app: Express, route: ApiRoute, stack: RequestHandler[]): void {
   const r = app.route(route.path);
   switch (route.method) {
     case "GET":

@@ -6,8 +6,8 @@
  */
 export { type ApiAppDeps, createApiApp } from "./app.js";
 export type { Surface } from "./http/auth.js";
-export type { BodyOptions, HttpMethod, RouteEntry, RouteTable } from "./http/route-table.js";
+export type { BodyOptions, HttpMethod, RouteEntry, RouteHandler, RouteTable } from "./http/route-table.js";
 export { routes } from "./routes.js";
 export { type ApiServer, type ApiServerOptions, type Listener, listen, startApiServer } from "./http/server.js";
 export { type ChainHub, createChainHub } from "./events/chain-hub.js";
-export type { ApiDeps, ApiHandler, HandlerContext, StatusSource } from "./types.js";
+export type { ApiDeps, ApiHandler, ApiRoute, ApiRouteTable, HandlerContext, StatusSource } from "./types.js";

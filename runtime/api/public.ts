@@ -8,7 +8,8 @@ import { ServiceError } from "../internal/errors.js";
 import { cacheControl } from "./http/cache-headers.js";
 import { sendWithEtag } from "./http/json-response.js";
 import { rejectUnknownParams } from "./http/query-params.js";
-import type { ApiHandler } from "./types.js";
+import type { RequestContext } from "./http/context.js";
+import type { RouteHandler } from "./http/route-table.js";
 
 /** The header deliveries name their signing key in; the PEM answer names it there too. */
 export const KEY_ID_HEADER = "x-service-signature-keyid";
@@ -30,7 +31,7 @@ function wantsJson(req: Request): boolean {
  * key as an SPKI PEM"), key id in `x-service-signature-keyid`; with `Accept: application/json`,
  * `{ key_id, algorithm: "ed25519", public_key_pem }`.
  */
-export const getSigningKey: ApiHandler = (req, res, ctx) => {
+export const getSigningKey: RouteHandler<RequestContext> = (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
   const key = ctx.signingKey;
   if (!key) throw new ServiceError(503, "SIGNING_KEY_UNAVAILABLE", "this API process has no signing key loaded");

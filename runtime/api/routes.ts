@@ -8,7 +8,7 @@ import { deleteSubgraph, deploySubgraph, reindexSubgraph, SPEC_BODY } from "./su
 import { webhookRoutes } from "./webhooks/routes.js";
 import { getHealth, getStatus } from "./ops.js";
 import { getSigningKey } from "./public.js";
-import type { RouteTable } from "./http/route-table.js";
+import type { ApiRouteTable } from "./types.js";
 import { getPrintSchema, getTransactionProof, listIndexEvents } from "./events/index-routes.js";
 import { listStreamEvents, streamEvents } from "./events/streams-routes.js";
 import {
@@ -23,7 +23,7 @@ import {
   streamTableRows,
 } from "./subgraphs/read-routes.js";
 
-export const routes: RouteTable = [
+export const routes: ApiRouteTable = [
   { method: "GET", path: "/health", auth: "public", handler: getHealth },
   { method: "GET", path: "/status", auth: "status", handler: getStatus },
   // Index and Streams (SPEC.md "Index and Streams routes", "SSE stream routes")

@@ -5,7 +5,7 @@
 import type { Db } from "../../runtime/db/types.js";
 import { afterEach } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
-import type { RouteTable } from "../../runtime/api/http/route-table.js";
+import type { ApiRouteTable } from "../../runtime/api/types.js";
 import { routes } from "../../runtime/api/routes.js";
 import { startApiServer } from "../../runtime/api/http/server.js";
 import type { StatusSource } from "../../runtime/api/types.js";
@@ -46,7 +46,7 @@ export const readyStatus: StatusSource = {
 /** Starts the app on 127.0.0.1:0; `env` is merged over a loopback default with no token. */
 export async function startTestApi(
   env: Record<string, string> = {},
-  options: { routes?: RouteTable; status?: StatusSource } = {},
+  options: { routes?: ApiRouteTable; status?: StatusSource } = {},
 ): Promise<TestApi> {
   const config = parseConfig({ API_HOST: "127.0.0.1", API_PORT: "0", DATA_DIR: "/tmp/sluice-api-test", ...env });
   const logs: Record<string, unknown>[] = [];

@@ -9,10 +9,10 @@ import {
   parseIntegerParam,
   rejectUnknownParams,
 } from "../../runtime/api/http/query-params.js";
-import type { RouteTable } from "../../runtime/api/http/route-table.js";
+import type { ApiRouteTable } from "../../runtime/api/types.js";
 import { routes } from "../../runtime/api/routes.js";
 
-export const testRoutes: RouteTable = [
+export const testRoutes: ApiRouteTable = [
   { method: "GET", path: "/v1/test/rows", auth: "read", handler: (_req, res) => res.json({ rows: [] }) },
   { method: "GET", path: "/extended/test/rows", auth: "read", handler: (_req, res) => res.json({ rows: [] }) },
   {
@@ -73,4 +73,4 @@ export const testRoutes: RouteTable = [
 ];
 
 /** The real table plus the test routes. */
-export const allRoutes: RouteTable = [...routes, ...testRoutes];
+export const allRoutes: ApiRouteTable = [...routes, ...testRoutes];

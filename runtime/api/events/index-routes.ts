@@ -14,10 +14,10 @@ import { parseIndexEventsQuery } from "./query.js";
 import { sendJsonText } from "../http/json-response.js";
 import { rejectUnknownParams } from "../http/query-params.js";
 import { readTxProof } from "./tx-proof.js";
-import type { ApiHandler } from "../types.js";
+import type { EventsHandler } from "./context.js";
 
 /** GET /v1/index/events */
-export const listIndexEvents: ApiHandler = async (req, res, ctx) => {
+export const listIndexEvents: EventsHandler = async (req, res, ctx) => {
   const query = parseIndexEventsQuery(req.query);
   const page = await readPage(ctx, query);
   sendJsonText(req, res, page.body, {
@@ -31,7 +31,7 @@ export const listIndexEvents: ApiHandler = async (req, res, ctx) => {
 const CONTRACT_ID_RE = /^S[0-9A-Z]{27,40}\.[a-zA-Z][a-zA-Z0-9_-]{0,127}$/;
 
 /** GET /v1/index/contracts/:contract_id/print-schema */
-export const getPrintSchema: ApiHandler = async (req, res, ctx) => {
+export const getPrintSchema: EventsHandler = async (req, res, ctx) => {
   const names = Object.keys(req.query);
   if (names.length) {
     // SPEC.md Errors: "400 VALIDATION_ERROR: any query parameter sent to the print-schema route".
@@ -64,7 +64,7 @@ export const getPrintSchema: ApiHandler = async (req, res, ctx) => {
 const TX_ID_RE = /^0x[0-9a-fA-F]{64}$/;
 
 /** GET /v1/index/transactions/:tx_id/proof */
-export const getTransactionProof: ApiHandler = async (req, res, ctx) => {
+export const getTransactionProof: EventsHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
   const txId = String(req.params.tx_id);
   if (!TX_ID_RE.test(txId)) {

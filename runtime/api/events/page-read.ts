@@ -5,9 +5,9 @@
 import type { EventsPage } from "./page.js";
 import { readEventsPage, readEventsPageCached } from "./page.js";
 import type { EventsQuery } from "./query.js";
-import type { HandlerContext } from "../types.js";
+import type { EventsContext } from "./context.js";
 
-export function readPage(ctx: HandlerContext, query: EventsQuery): Promise<EventsPage> {
+export function readPage(ctx: EventsContext, query: EventsQuery): Promise<EventsPage> {
   if (ctx.eventsPages === null) return readEventsPage(ctx.db, query);
   return readEventsPageCached(ctx.db, query, { pages: ctx.eventsPages, hub: ctx.chainHub });
 }

@@ -16,13 +16,13 @@ import { startEventStreamSession } from "./stream-session.js";
 import { sendJsonText } from "../http/json-response.js";
 import { type ReorgRecordJson, type ReorgRow, reorgFromRow } from "./reorg-records.js";
 import { formatSseRetry, openEventStream } from "../http/sse.js";
-import type { ApiHandler, HandlerContext } from "../types.js";
+import type { EventsContext, EventsHandler } from "./context.js";
 
 /** What an EventSource waits before reconnecting after the stream ends. */
 const RECONNECT_MS = 2000;
 
 /** GET /v1/streams/events */
-export const listStreamEvents: ApiHandler = async (req, res, ctx) => {
+export const listStreamEvents: EventsHandler = async (req, res, ctx) => {
   const query = parseStreamEventsQuery(req.query);
   const page = await readPage(ctx, query);
   sendJsonText(req, res, page.body, {
@@ -33,7 +33,7 @@ export const listStreamEvents: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /v1/streams/events/stream */
-export const streamEvents: ApiHandler = async (req, res, ctx) => {
+export const streamEvents: EventsHandler = async (req, res, ctx) => {
   const hub = ctx.chainHub;
   if (!hub) throw new ServiceError(503, "STREAMS_UNAVAILABLE", "event streams are not available on this API process");
   const header = req.headers["last-event-id"];
@@ -59,7 +59,7 @@ interface ResolvedStart {
 }
 
 /** Turns the requested start into a read position (events/stream-session.ts "Client contract"). */
-async function resolveStart(ctx: HandlerContext, start: StreamStart): Promise<ResolvedStart> {
+async function resolveStart(ctx: EventsContext, start: StreamStart): Promise<ResolvedStart> {
   switch (start.kind) {
     case "cursor": {
       if (!start.position) return { start: BEFORE_ALL, delivered: null, floor: null, initialReorg: null };

@@ -1,11 +1,18 @@
 /**
  * Shape of the route table (STYLE.md "Finding any route in one step") and its load-time check.
- * The table itself lives in routes.ts; this file holds the types and the pure validation.
+ * The table itself lives in ../routes.ts; this file holds the types and the pure validation. A
+ * route's handler receives the context its surface declares (`Context`).
  */
 import { surfaceForPath, type Surface, SURFACE_RANK } from "./auth.js";
-import type { ApiHandler } from "../types.js";
+import type { Request, Response } from "express";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * A route handler. Throw (or reject with) a ServiceError for a 4xx; anything else becomes a
+ * logged 500 INTERNAL. The return value is ignored.
+ */
+export type RouteHandler<Context> = (req: Request, res: Response, ctx: Context) => unknown;
 
 /** Request-body rules of a POST/PUT/PATCH/DELETE route (see http/content-type.ts). */
 export interface BodyOptions {
@@ -16,7 +23,7 @@ export interface BodyOptions {
 }
 
 /** One row of the route table. */
-export interface RouteEntry {
+export interface RouteEntry<Context> {
   method: HttpMethod;
   /** Express 5 path, e.g. `/v1/subgraphs/:name/:table`. */
   path: string;
@@ -25,17 +32,17 @@ export interface RouteEntry {
    * loopback), `write` (/api management: token whenever one is set), `status` (same as write).
    */
   auth: Surface;
-  handler: ApiHandler;
+  handler: RouteHandler<Context>;
   body?: BodyOptions;
 }
 
-export type RouteTable = readonly RouteEntry[];
+export type RouteTable<Context> = readonly RouteEntry<Context>[];
 
 /**
  * Lists what is wrong with a table: duplicate method+path, a path not starting with "/", or an
  * access rule weaker than the one its URL prefix demands (e.g. a `/v1` route marked public).
  */
-export function checkRouteTable(table: RouteTable): string[] {
+export function checkRouteTable<Context>(table: RouteTable<Context>): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const route of table) {

@@ -22,7 +22,7 @@ import { didYouMean } from "../http/query-params.js";
 import type { ChainHub } from "../events/chain-hub.js";
 import { tableSql } from "./query/sql.js";
 import type { TableTarget } from "./query/types.js";
-import type { HandlerContext } from "../types.js";
+import type { SubgraphsContext } from "./context.js";
 
 export interface TipJson {
   block_height: number;
@@ -44,14 +44,14 @@ export interface ProgressJson {
 export const TIP_CACHE_MS = 1000;
 
 /** Every subgraph the instance serves, sorted by name. */
-export async function listModules(ctx: HandlerContext): Promise<SubgraphModule[]> {
+export async function listModules(ctx: SubgraphsContext): Promise<SubgraphModule[]> {
   if (!ctx.subgraphs) throw new ServiceError(503, "UNAVAILABLE", "the subgraph engine is not running");
   const modules = ctx.subgraphs.list().map((info) => info.module);
   return [...modules].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The module named `name`, or 404 SUBGRAPH_NOT_FOUND. */
-export async function resolveSubgraph(ctx: HandlerContext, name: string): Promise<SubgraphModule> {
+export async function resolveSubgraph(ctx: SubgraphsContext, name: string): Promise<SubgraphModule> {
   const modules = await listModules(ctx);
   const found = modules.find((m) => m.name === name);
   if (found) return found;
@@ -81,7 +81,7 @@ export function resolveTable(module: SubgraphModule, table: string): TableTarget
 }
 
 /** Subgraph, then table, from the route's `:name` and `:table`. */
-export async function resolveTarget(ctx: HandlerContext, name: string, table: string): Promise<TableTarget> {
+export async function resolveTarget(ctx: SubgraphsContext, name: string, table: string): Promise<TableTarget> {
   return resolveTable(await resolveSubgraph(ctx, name), table);
 }
 
@@ -159,7 +159,7 @@ function cacheFor(hub: ChainHub): { state: TipState | null } {
   return cache;
 }
 
-async function readTipState(ctx: HandlerContext): Promise<TipState> {
+async function readTipState(ctx: SubgraphsContext): Promise<TipState> {
   const [tip, progress] = await Promise.all([
     readChainTip(ctx.db),
     ctx.subgraphs ? ctx.subgraphs.progressAll().catch(() => []) : [],
@@ -181,7 +181,7 @@ function progressJson(progress: SubgraphProgress): ProgressJson {
   };
 }
 
-async function tipState(ctx: HandlerContext): Promise<TipState> {
+async function tipState(ctx: SubgraphsContext): Promise<TipState> {
   if (!ctx.chainHub) return readTipState(ctx); // no notifications to invalidate a cache with
   const cache = cacheFor(ctx.chainHub);
   if (cache.state && Date.now() - cache.state.at < TIP_CACHE_MS) return cache.state;
@@ -205,13 +205,13 @@ export function buildTip(chainHeight: number | null, subgraphHeight: number | nu
 }
 
 /** The `tip` of one subgraph (from the cached control tables: no query in steady state). */
-export async function readTip(ctx: HandlerContext, subgraph: string): Promise<TipJson> {
+export async function readTip(ctx: SubgraphsContext, subgraph: string): Promise<TipJson> {
   const state = await tipState(ctx);
   return buildTip(state.chainHeight, state.subgraphs.get(subgraph)?.height ?? null);
 }
 
 /** Indexing progress of one subgraph, or null when nothing records it. */
-export async function readProgress(ctx: HandlerContext, subgraph: string): Promise<ProgressJson | null> {
+export async function readProgress(ctx: SubgraphsContext, subgraph: string): Promise<ProgressJson | null> {
   const progress = ctx.subgraphs ? await ctx.subgraphs.progress(subgraph) : null;
   if (progress) return progressJson(progress);
   return (await tipState(ctx)).subgraphs.get(subgraph)?.progress ?? null;

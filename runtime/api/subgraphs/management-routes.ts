@@ -21,7 +21,7 @@ import type { SpecFormat, SubgraphEngine } from "../../subgraphs/index.js";
 import type { SubgraphProgress } from "../../subgraphs/types.js";
 import { rejectUnknownParams, singleParam } from "../http/query-params.js";
 import type { BodyOptions } from "../http/route-table.js";
-import type { ApiHandler, HandlerContext } from "../types.js";
+import type { SubgraphsContext, SubgraphsHandler } from "./context.js";
 
 /** Body rules of POST /api/subgraphs (the route table's `body`). */
 export const SPEC_BODY: BodyOptions = {
@@ -29,7 +29,7 @@ export const SPEC_BODY: BodyOptions = {
   limitBytes: 1024 * 1024,
 };
 
-function engineOf(ctx: HandlerContext): SubgraphEngine {
+function engineOf(ctx: SubgraphsContext): SubgraphEngine {
   if (ctx.subgraphs === undefined) throw new ServiceError(503, "UNAVAILABLE", "the subgraph engine is not running");
   return ctx.subgraphs;
 }
@@ -70,7 +70,7 @@ function parseReplace(raw: unknown): boolean {
 }
 
 /** POST /api/subgraphs */
-export const deploySubgraph: ApiHandler = async (req, res, ctx) => {
+export const deploySubgraph: SubgraphsHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, ["replace"]);
   const replace = parseReplace(req.query.replace);
   const engine = engineOf(ctx);
@@ -87,14 +87,14 @@ export const deploySubgraph: ApiHandler = async (req, res, ctx) => {
 };
 
 /** POST /api/subgraphs/:name/reindex */
-export const reindexSubgraph: ApiHandler = async (req, res, ctx) => {
+export const reindexSubgraph: SubgraphsHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
   const progress = await engineOf(ctx).reindex(String(req.params.name));
   res.status(202).json({ name: progress.name, ...renderProgress(progress) });
 };
 
 /** DELETE /api/subgraphs/:name */
-export const deleteSubgraph: ApiHandler = async (req, res, ctx) => {
+export const deleteSubgraph: SubgraphsHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
   await engineOf(ctx).remove(String(req.params.name));
   res.status(204).end();

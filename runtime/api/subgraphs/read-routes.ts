@@ -48,7 +48,7 @@ import type { CachedListPage } from "./page-cache.js";
 import { subgraphStreamsFor } from "./stream-feeds.js";
 import { removedAfter, type StreamStart, startSubgraphStreamSession } from "./stream-session.js";
 import type { TableTarget } from "./query/types.js";
-import type { ApiHandler, HandlerContext } from "../types.js";
+import type { SubgraphsContext, SubgraphsHandler } from "./context.js";
 
 /** What an EventSource waits before reconnecting after the stream ends. */
 const RECONNECT_MS = 2000;
@@ -57,7 +57,7 @@ const param = (value: unknown): string => (typeof value === "string" ? value : "
 
 const tablePath = (subgraph: string, table: string) => `/v1/subgraphs/${subgraph}/${table}`;
 
-async function rowCounts(ctx: HandlerContext, module: SubgraphModule): Promise<Record<string, number>> {
+async function rowCounts(ctx: SubgraphsContext, module: SubgraphModule): Promise<Record<string, number>> {
   const entries = await Promise.all(
     Object.keys(module.tables).map(
       async (table) => [table, await readRowCount(ctx.db, resolveTable(module, table))] as const,
@@ -67,7 +67,7 @@ async function rowCounts(ctx: HandlerContext, module: SubgraphModule): Promise<R
 }
 
 /** GET /v1/subgraphs */
-export const listSubgraphs: ApiHandler = async (req, res, ctx) => {
+export const listSubgraphs: SubgraphsHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const modules = await listModules(ctx);
   const subgraphs = [];
@@ -98,7 +98,7 @@ function documentLinks(name: string) {
 }
 
 /** GET /v1/subgraphs/:name */
-export const getSubgraph: ApiHandler = async (req, res, ctx) => {
+export const getSubgraph: SubgraphsHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const module = await resolveSubgraph(ctx, param(req.params.name));
   const counts = await rowCounts(ctx, module);
@@ -138,7 +138,7 @@ export const getSubgraph: ApiHandler = async (req, res, ctx) => {
   });
 };
 
-async function servedDocument(ctx: HandlerContext, module: SubgraphModule, kind: DocumentKind) {
+async function servedDocument(ctx: SubgraphsContext, module: SubgraphModule, kind: DocumentKind) {
   const doc = ctx.subgraphs?.document(module.name, kind) ?? null;
   if (!doc) {
     throw notFound(
@@ -152,12 +152,12 @@ async function servedDocument(ctx: HandlerContext, module: SubgraphModule, kind:
   return doc;
 }
 
-function instanceFacts(req: Request, ctx: HandlerContext): InstanceFacts {
+function instanceFacts(req: Request, ctx: SubgraphsContext): InstanceFacts {
   return { serverUrl: instanceBaseUrl(req.headers.host, ctx.config), contracts: ctx.config.contracts };
 }
 
 /** GET /v1/subgraphs/:name/openapi.json */
-export const getSubgraphOpenApi: ApiHandler = async (req, res, ctx) => {
+export const getSubgraphOpenApi: SubgraphsHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const module = await resolveSubgraph(ctx, param(req.params.name));
   const doc = await servedDocument(ctx, module, "openapi");
@@ -165,14 +165,14 @@ export const getSubgraphOpenApi: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /v1/subgraphs/:name/descriptor.json */
-export const getSubgraphDescriptor: ApiHandler = async (req, res, ctx) => {
+export const getSubgraphDescriptor: SubgraphsHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const module = await resolveSubgraph(ctx, param(req.params.name));
   const doc = await servedDocument(ctx, module, "descriptor");
   res.json(liveDescriptor(doc, module, instanceFacts(req, ctx), await rowCounts(ctx, module)));
 };
 
-async function targetOf(req: { params: Record<string, unknown> }, ctx: HandlerContext): Promise<TableTarget> {
+async function targetOf(req: { params: Record<string, unknown> }, ctx: SubgraphsContext): Promise<TableTarget> {
   return resolveTarget(ctx, param(req.params.name), param(req.params.table));
 }
 
@@ -180,7 +180,7 @@ async function targetOf(req: { params: Record<string, unknown> }, ctx: HandlerCo
  * GET /v1/subgraphs/:name/:table — from the page cache when the subgraph has not changed since
  * the page was read (one single-row stamp read; subgraphs/page-cache.ts), else from the table.
  */
-export const listTableRows: ApiHandler = async (req, res, ctx) => {
+export const listTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const pages = ctx.subgraphPages;
   const stamp = pages ? await readSubgraphStamp(ctx.db, target.subgraph) : null;
@@ -226,7 +226,7 @@ function sendListPage(req: Request, res: Response, page: CachedListPage): void {
 }
 
 /** GET /v1/subgraphs/:name/:table/count — the list's parameters; the count ignores paging and order. */
-export const countTableRows: ApiHandler = async (req, res, ctx) => {
+export const countTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const q = parseListQuery(req.query, target);
   const { sql, params } = compileCount(target, selectionOf(q));
@@ -235,7 +235,7 @@ export const countTableRows: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /v1/subgraphs/:name/:table/aggregate */
-export const aggregateTableRows: ApiHandler = async (req, res, ctx) => {
+export const aggregateTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const q = parseAggregateQuery(req.query, target);
   const { query, outputs } = compileAggregate(target, q);
@@ -244,7 +244,7 @@ export const aggregateTableRows: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /v1/subgraphs/:name/:table/:id */
-export const getTableRow: ApiHandler = async (req, res, ctx) => {
+export const getTableRow: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   rejectAnyParams(req.query);
   const id = parseRowId(param(req.params.id));
@@ -261,7 +261,7 @@ export const getTableRow: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /v1/subgraphs/:name/:table/stream — see subgraphs/stream-session.ts for the client contract. */
-export const streamTableRows: ApiHandler = async (req, res, ctx) => {
+export const streamTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const q = parseStreamQuery(req.query, target);
   const held = parseLastEventId(req.headers["last-event-id"]);

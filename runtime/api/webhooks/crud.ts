@@ -13,7 +13,7 @@ import { parseRowFilter } from "../../dispatcher/subgraph-filter.js";
 import { parseTriggers } from "../../dispatcher/triggers.js";
 import { conflict, notFound } from "../../internal/errors.js";
 import { parseEnumParam, rejectUnknownParams, singleParam } from "../http/query-params.js";
-import type { ApiHandler, HandlerContext } from "../types.js";
+import type { WebhooksContext, WebhooksHandler } from "./context.js";
 import {
   bodyObject,
   findTable,
@@ -44,7 +44,7 @@ const CREATE_FIELDS = [
 const UPDATE_FIELDS = ["name", "url", "format", "triggers", "filter", "timeoutMs", "maxAttempts", "concurrency"];
 
 /** POST /api/webhooks */
-export const createWebhook: ApiHandler = async (req, res, ctx) => {
+export const createWebhook: WebhooksHandler = async (req, res, ctx) => {
   const svc = service(ctx);
   const body = bodyObject(req, true);
   rejectUnknownFields(body, CREATE_FIELDS, "a webhook");
@@ -85,7 +85,7 @@ export const createWebhook: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /api/webhooks */
-export const listWebhooks: ApiHandler = async (req, res, ctx) => {
+export const listWebhooks: WebhooksHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, ["kind"]);
   const svc = service(ctx);
   const raw = singleParam("kind", req.query.kind);
@@ -95,13 +95,13 @@ export const listWebhooks: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /api/webhooks/:webhook */
-export const getWebhook: ApiHandler = async (req, res, ctx) => {
+export const getWebhook: WebhooksHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
   res.json(service(ctx).record(await loadWebhook(req, ctx)));
 };
 
 /** PATCH /api/webhooks/:webhook — url, format, filter, limits, triggers, name. */
-export const updateWebhook: ApiHandler = async (req, res, ctx) => {
+export const updateWebhook: WebhooksHandler = async (req, res, ctx) => {
   const svc = service(ctx);
   const w = await loadWebhook(req, ctx);
   const body = bodyObject(req, true);
@@ -135,7 +135,7 @@ export const updateWebhook: ApiHandler = async (req, res, ctx) => {
 };
 
 /** DELETE /api/webhooks/:webhook — its outbox, log and replays go with it. */
-export const deleteWebhook: ApiHandler = async (req, res, ctx) => {
+export const deleteWebhook: WebhooksHandler = async (req, res, ctx) => {
   const svc = service(ctx);
   const w = await loadWebhook(req, ctx);
   await svc.remove(w.id);
@@ -143,7 +143,12 @@ export const deleteWebhook: ApiHandler = async (req, res, ctx) => {
   res.status(204).end();
 };
 
-async function setStatus(req: Request, res: Response, ctx: HandlerContext, status: "active" | "paused"): Promise<void> {
+async function setStatus(
+  req: Request,
+  res: Response,
+  ctx: WebhooksContext,
+  status: "active" | "paused",
+): Promise<void> {
   const svc = service(ctx);
   const w = await loadWebhook(req, ctx);
   const updated = await svc.update(w.id, { status });
@@ -153,16 +158,16 @@ async function setStatus(req: Request, res: Response, ctx: HandlerContext, statu
 }
 
 /** POST /api/webhooks/:webhook/pause — deliveries wait (events are still recorded). */
-export const pauseWebhook: ApiHandler = (req, res, ctx) => setStatus(req, res, ctx, "paused");
+export const pauseWebhook: WebhooksHandler = (req, res, ctx) => setStatus(req, res, ctx, "paused");
 
 /** POST /api/webhooks/:webhook/resume */
-export const resumeWebhook: ApiHandler = (req, res, ctx) => setStatus(req, res, ctx, "active");
+export const resumeWebhook: WebhooksHandler = (req, res, ctx) => setStatus(req, res, ctx, "active");
 
 /**
  * POST /api/webhooks/:webhook/rotate-secret `{ gracePeriodSeconds? }` (default one day, at most
  * seven): a new secret signs from now on; the old one keeps signing too until the grace period ends.
  */
-export const rotateWebhookSecret: ApiHandler = async (req, res, ctx) => {
+export const rotateWebhookSecret: WebhooksHandler = async (req, res, ctx) => {
   const svc = service(ctx);
   const w = await loadWebhook(req, ctx);
   const body = bodyObject(req, false);
@@ -182,7 +187,7 @@ export const rotateWebhookSecret: ApiHandler = async (req, res, ctx) => {
  * paused or with an open circuit), records it in the delivery log, and answers with the outcome.
  * A failed test is not retried; it is listed with the dead letters.
  */
-export const testWebhook: ApiHandler = async (req, res, ctx) => {
+export const testWebhook: WebhooksHandler = async (req, res, ctx) => {
   const svc = service(ctx);
   const w = await loadWebhook(req, ctx);
   const body = bodyObject(req, false);

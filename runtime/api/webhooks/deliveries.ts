@@ -5,7 +5,7 @@
  */
 import { notFound } from "../../internal/errors.js";
 import { rejectUnknownParams, singleParam } from "../http/query-params.js";
-import type { ApiHandler } from "../types.js";
+import type { WebhooksHandler } from "./context.js";
 import { bodyObject, loadWebhook, parseListPage, service } from "./request.js";
 
 /** The id of a page's last row when the store returned one more row than asked (a next page exists). */
@@ -17,7 +17,7 @@ function nextCursor<T extends { id: string }>(rows: readonly T[], limit: number)
  * GET /api/webhooks/:webhook/deliveries?limit&cursor&deliveryId — every attempt, newest first:
  * time, status, latency, response excerpt, error.
  */
-export const listWebhookDeliveries: ApiHandler = async (req, res, ctx) => {
+export const listWebhookDeliveries: WebhooksHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, ["limit", "cursor", "deliveryId"]);
   const w = await loadWebhook(req, ctx);
   const { limit, cursor } = parseListPage(req.query);
@@ -46,7 +46,7 @@ export const listWebhookDeliveries: ApiHandler = async (req, res, ctx) => {
 };
 
 /** GET /api/webhooks/:webhook/dead-letters?limit&cursor — deliveries that exhausted their attempts, newest first. */
-export const listDeadLetters: ApiHandler = async (req, res, ctx) => {
+export const listDeadLetters: WebhooksHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, ["limit", "cursor"]);
   const w = await loadWebhook(req, ctx);
   const { limit, cursor } = parseListPage(req.query);
@@ -67,7 +67,7 @@ export const listDeadLetters: ApiHandler = async (req, res, ctx) => {
 };
 
 /** POST /api/webhooks/:webhook/dead-letters/:delivery_id/requeue — back to pending with fresh attempts. */
-export const requeueDeadLetter: ApiHandler = async (req, res, ctx) => {
+export const requeueDeadLetter: WebhooksHandler = async (req, res, ctx) => {
   const w = await loadWebhook(req, ctx);
   const deliveryId = String(req.params.delivery_id);
   if (!(await service(ctx).requeue(w.id, deliveryId)))
@@ -78,13 +78,13 @@ export const requeueDeadLetter: ApiHandler = async (req, res, ctx) => {
 };
 
 /** POST /api/webhooks/:webhook/dead-letters/requeue — every dead delivery of the webhook. */
-export const requeueDeadLetters: ApiHandler = async (req, res, ctx) => {
+export const requeueDeadLetters: WebhooksHandler = async (req, res, ctx) => {
   const w = await loadWebhook(req, ctx);
   res.json({ requeuedCount: await service(ctx).requeue(w.id) });
 };
 
 /** POST /api/webhooks/:webhook/replay `{ fromBlock, toBlock }` → `{ replayId, enqueuedCount, scannedCount }`. */
-export const replayWebhook: ApiHandler = async (req, res, ctx) => {
+export const replayWebhook: WebhooksHandler = async (req, res, ctx) => {
   const w = await loadWebhook(req, ctx);
   const { range, result } = await service(ctx).replay(w, bodyObject(req, true));
   ctx.log.info({

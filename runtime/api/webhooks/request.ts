@@ -8,7 +8,7 @@ import type { WebhookRow, WebhookService } from "../../dispatcher/index.js";
 import { checkResolved, checkWebhookUrl } from "../../dispatcher/ssrf.js";
 import { badRequest, notFound, ServiceError } from "../../internal/errors.js";
 import { parseIntegerParam, singleParam } from "../http/query-params.js";
-import type { HandlerContext } from "../types.js";
+import type { WebhooksContext } from "./context.js";
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const LIST_LIMIT = { min: 1, max: 1000, default: 100 };
@@ -17,7 +17,7 @@ export const invalid = (field: string, message: string, details: Record<string, 
   badRequest("VALIDATION_ERROR", message, { field, ...details });
 
 /** The webhook service, or 503 when this API process runs without a dispatcher. */
-export function service(ctx: HandlerContext): WebhookService {
+export function service(ctx: WebhooksContext): WebhookService {
   if (!ctx.webhooks) throw new ServiceError(503, "WEBHOOKS_UNAVAILABLE", "this API process has no webhook dispatcher");
   return ctx.webhooks;
 }
@@ -40,7 +40,7 @@ export function rejectUnknownFields(body: Record<string, unknown>, allowed: read
 }
 
 /** The webhook `:webhook` names (id `wh_…` or name), or 404 WEBHOOK_NOT_FOUND. */
-export async function loadWebhook(req: Request, ctx: HandlerContext): Promise<WebhookRow> {
+export async function loadWebhook(req: Request, ctx: WebhooksContext): Promise<WebhookRow> {
   const key = String(req.params.webhook);
   const w = await service(ctx).find(key);
   if (!w) throw notFound("WEBHOOK_NOT_FOUND", `no webhook with id or name ${JSON.stringify(key)}`, { webhook: key });

@@ -6,7 +6,7 @@
  * deliveries.ts (delivery log, dead letters, replay); request parsing in request.ts.
  */
 import type { RouteEntry } from "../http/route-table.js";
-import type { ApiHandler } from "../types.js";
+import type { WebhooksContext, WebhooksHandler } from "./context.js";
 import {
   createWebhook,
   deleteWebhook,
@@ -27,7 +27,7 @@ import {
 } from "./deliveries.js";
 
 /** SPEC.md Versioning 4: the old name answers the same, marked deprecated (RFC 9745 style header). */
-function deprecated(handler: ApiHandler, successor: string): ApiHandler {
+function deprecated(handler: WebhooksHandler, successor: string): WebhooksHandler {
   return (req, res, ctx) => {
     res.setHeader("Deprecation", "true");
     res.setHeader("Link", `<${successor}>; rel="successor-version"`);
@@ -39,8 +39,8 @@ function deprecated(handler: ApiHandler, successor: string): ApiHandler {
  * The webhook routes under `prefix` (`/api/webhooks`, or the deprecated `/api/subscriptions`).
  * Every one needs the instance token (auth "write").
  */
-export function webhookRoutes(prefix: string, options: { deprecatedFor?: string } = {}): RouteEntry[] {
-  const rows: [RouteEntry["method"], string, ApiHandler][] = [
+export function webhookRoutes(prefix: string, options: { deprecatedFor?: string } = {}): RouteEntry<WebhooksContext>[] {
+  const rows: [RouteEntry<WebhooksContext>["method"], string, WebhooksHandler][] = [
     ["POST", "", createWebhook],
     ["GET", "", listWebhooks],
     ["GET", "/:webhook", getWebhook],

@@ -1,0 +1,34 @@
+/**
+ * What every route handler receives besides req/res, whatever its surface: the service's shared
+ * dependencies plus this request's id and logger. Each surface extends it with what its handlers
+ * use (events/context.ts, subgraphs/context.ts, webhooks/context.ts); ../types.ts joins them.
+ */
+import type { Config } from "../../config/index.js";
+import type { Db } from "../../db/types.js";
+import type { Logger } from "../../internal/logger.js";
+import type { SigningKey } from "../../internal/signing-key.js";
+
+/** Readiness and status figures, implemented by the ingestion module. */
+export interface StatusSource {
+  /** True once migrations ran and reads can be answered (GET /health answers 200 from then on). */
+  isReady(): boolean;
+  /** Body of GET /status: tip, finalized height, lag, counts, malformed-payload count. */
+  getStatus(): Promise<Record<string, unknown>>;
+}
+
+/** What the service hands every surface. */
+export interface SharedDeps {
+  config: Readonly<Config>;
+  logger: Logger;
+  status: StatusSource;
+  db: Db;
+  /** The instance's ed25519 key (GET /public/streams/signing-key); absent in shell-only tests (503). */
+  signingKey?: SigningKey;
+}
+
+export interface RequestContext extends SharedDeps {
+  /** `req_…`, also sent back as the `x-request-id` response header. */
+  requestId: string;
+  /** The service logger bound to `request_id`. */
+  log: Logger;
+}
