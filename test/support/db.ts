@@ -9,6 +9,7 @@ import { migrate } from "../../runtime/db/migrate.js";
 import { createPgliteDb } from "../../runtime/db/pglite.js";
 import { createPostgresDb } from "../../runtime/db/postgres.js";
 import type { Db } from "../../runtime/db/types.js";
+import { migratedPgliteSnapshot } from "./pglite-snapshot.js";
 import { newDatabaseName, newRunId } from "./test-databases.mjs";
 
 export const TEST_DB_KIND: "pglite" | "postgres" = process.env.SLUICE_TEST_DB === "postgres" ? "postgres" : "pglite";
@@ -58,7 +59,7 @@ export async function createTestDb(): Promise<TestDb> {
     dropDatabase = created.drop;
     db = await createPostgresDb(url, 4);
   } else {
-    db = await createPgliteDb(undefined);
+    db = await createPgliteDb(undefined, await migratedPgliteSnapshot());
   }
   const reset = async () => {
     const { rows } = await db.query<{ nspname: string }>(
@@ -67,7 +68,8 @@ export async function createTestDb(): Promise<TestDb> {
     for (const r of rows) await db.exec(`DROP SCHEMA "${r.nspname}" CASCADE`);
     await migrate(db);
   };
-  await reset();
+  // The PGlite snapshot is migrated already; a new PostgreSQL database is empty.
+  if (TEST_DB_KIND === "postgres") await reset();
   return {
     db,
     url,
