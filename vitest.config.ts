@@ -1,3 +1,4 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -8,6 +9,32 @@ import { defineConfig } from "vitest/config";
 const kinds = (process.env.SLUICE_TEST_DB ?? "pglite").split(",");
 const PG_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
+/**
+ * Files that take a minute or more: they start first, so none is left running alone at the end.
+ * Vitest orders by the durations of the last run when it has them; a fresh checkout has none.
+ */
+const LONG_FILES = [
+  "test/generator/added-spec.test.ts",
+  "test/integration/crash-safety.test.ts",
+  "test/integration/service-process.test.ts",
+  "test/integration/index-streams-events.test.ts",
+  "test/integration/dev-command.test.ts",
+  "test/integration/import.test.ts",
+  "test/integration/simulated-ingest.test.ts",
+];
+
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const index = LONG_FILES.findIndex((path) => file.moduleId.endsWith(path));
+      return index === -1 ? LONG_FILES.length : index;
+    };
+    // Array sort is stable: the rest keep vitest's order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -16,6 +43,10 @@ export default defineConfig({
     // PGlite is ~0.5 GB per instance: keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
     pool: "forks",
+    // Test files share their worker's module cache: a file no longer pays seconds to import the
+    // runtime, the generator and PGlite again. Files keep their state in their own scope.
+    isolate: false,
+    sequence: { sequencer: LongFilesFirst },
     projects:
       kinds.length > 1
         ? [

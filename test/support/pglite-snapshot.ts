@@ -13,7 +13,8 @@ import { CORE_MIGRATIONS, migrate } from "../../runtime/db/migrate.js";
 import type { Db, Queryable } from "../../runtime/db/types.js";
 import { REPO_ROOT } from "./fixtures.js";
 
-const SNAPSHOT_DIR = path.join(REPO_ROOT, ".tmp", "pglite-snapshots");
+/** SLUICE_TEST_SNAPSHOT_DIR lets a scratch copy of the repository share the snapshots of the original. */
+export const SNAPSHOT_DIR = process.env.SLUICE_TEST_SNAPSHOT_DIR ?? path.join(REPO_ROOT, ".tmp", "pglite-snapshots");
 
 function snapshotKey(): string {
   const pglite = readFileSync(path.join(REPO_ROOT, "node_modules", "@electric-sql", "pglite", "package.json"), "utf8");
