@@ -15,12 +15,12 @@ const PG_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:
  */
 const LONG_FILES = [
   "test/generator/added-spec.test.ts",
-  "test/integration/crash-safety.test.ts",
+  "test/integration/cli/import-crash-safety.test.ts",
   "test/integration/service-process.test.ts",
-  "test/integration/index-streams-events.test.ts",
-  "test/integration/dev-command.test.ts",
-  "test/integration/import.test.ts",
-  "test/integration/simulated-ingest.test.ts",
+  "test/integration/api/events/index-streams.test.ts",
+  "test/integration/cli/dev-command.test.ts",
+  "test/integration/cli/import.test.ts",
+  "test/integration/chain/simulated-ingest.test.ts",
 ];
 
 class LongFilesFirst extends BaseSequencer {

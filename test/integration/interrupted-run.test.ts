@@ -44,7 +44,7 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("test/run.mjs and its databases", (
   function startRun(runId: string): { child: ChildProcess; exited: Promise<number | null>; output(): string } {
     // The child is a run of its own, not a worker of this one.
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST")));
-    const child = spawn(process.execPath, ["test/run.mjs", "--project", "postgres", "test/integration/db.test.ts"], {
+    const child = spawn(process.execPath, ["test/run.mjs", "--project", "postgres", "test/integration/db/db.test.ts"], {
       cwd: REPO_ROOT,
       env: {
         ...env,
