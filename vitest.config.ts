@@ -7,6 +7,8 @@ import { defineConfig } from "vitest/config";
  * on PGlite and the storage suites (test/integration) on PostgreSQL, scheduled together.
  */
 const kinds = (process.env.SLUICE_TEST_DB ?? "pglite").split(",");
+const ALL_FILES = ["test/**/*.test.ts"];
+const STORAGE_FILES = ["test/integration/**/*.test.ts"];
 const PG_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
@@ -37,7 +39,8 @@ class LongFilesFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // Projects inherit (extends: true) and would add to this list, so it is set only without them.
+    include: kinds.length > 1 ? [] : ALL_FILES,
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // PGlite is ~0.5 GB per instance: keep parallelism modest on a 2-core machine.
@@ -50,12 +53,12 @@ export default defineConfig({
     projects:
       kinds.length > 1
         ? [
-            { extends: true, test: { name: "pglite", env: { SLUICE_TEST_DB: "pglite" } } },
+            { extends: true, test: { name: "pglite", include: ALL_FILES, env: { SLUICE_TEST_DB: "pglite" } } },
             {
               extends: true,
               test: {
                 name: "postgres",
-                include: ["test/integration/**/*.test.ts"],
+                include: STORAGE_FILES,
                 env: { SLUICE_TEST_DB: "postgres", SLUICE_TEST_PG_URL: PG_URL },
               },
             },
