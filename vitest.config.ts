@@ -21,8 +21,9 @@ const LONG_FILES = [
   "test/integration/api/events/index-streams.test.ts",
   "test/integration/cli/dev-command.test.ts",
   "test/integration/cli/import.test.ts",
-  // Its kills are timed from a reference import it runs first: it starts once the added-spec copy
-  // (a vitest run of its own) is done, so both imports see the same load.
+  // Its kills are timed from a reference import it runs first: starting it after the files above,
+  // when the added-spec copy (a vitest run of its own) has usually ended, keeps the load its
+  // reference and its killed imports see alike.
   "test/integration/cli/import-crash-safety.test.ts",
   "test/integration/chain/simulated-ingest.test.ts",
 ];
