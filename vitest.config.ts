@@ -1,12 +1,71 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * SLUICE_TEST_DB picks the database tests run on: `pglite` (the default), `postgres`, or both
+ * (`pglite,postgres`, what test/run.mjs sets). Both means two projects in one run: the whole suite
+ * on PGlite and the storage suites (test/integration) on PostgreSQL, scheduled together.
+ */
+const kinds = (process.env.SLUICE_TEST_DB ?? "pglite").split(",");
+const ALL_FILES = ["test/**/*.test.ts"];
+const STORAGE_FILES = ["test/integration/**/*.test.ts"];
+const PG_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * Files that take a minute or more: they start first, so none is left running alone at the end.
+ * Vitest orders by the durations of the last run when it has them; a fresh checkout has none.
+ */
+const LONG_FILES = [
+  "test/generator/added-spec.test.ts",
+  "test/integration/service-process.test.ts",
+  "test/integration/api/events/index-streams.test.ts",
+  "test/integration/cli/dev-command.test.ts",
+  "test/integration/cli/import.test.ts",
+  // Its kills are timed from a reference import it runs first: starting it after the files above,
+  // when the added-spec copy (a vitest run of its own) has usually ended, keeps the load its
+  // reference and its killed imports see alike.
+  "test/integration/cli/import-crash-safety.test.ts",
+  "test/integration/chain/simulated-ingest.test.ts",
+];
+
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const index = LONG_FILES.findIndex((path) => file.moduleId.endsWith(path));
+      return index === -1 ? LONG_FILES.length : index;
+    };
+    // Array sort is stable: the rest keep vitest's order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // Projects inherit (extends: true) and would add to this list, so it is set only without them.
+    include: kinds.length > 1 ? [] : ALL_FILES,
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // PGlite is ~0.5 GB per instance: keep parallelism modest on a 2-core machine.
     maxWorkers: 2,
     pool: "forks",
+    // Test files share their worker's module cache: a file no longer pays seconds to import the
+    // runtime, the generator and PGlite again. Files keep their state in their own scope.
+    isolate: false,
+    sequence: { sequencer: LongFilesFirst },
+    projects:
+      kinds.length > 1
+        ? [
+            { extends: true, test: { name: "pglite", include: ALL_FILES, env: { SLUICE_TEST_DB: "pglite" } } },
+            {
+              extends: true,
+              test: {
+                name: "postgres",
+                include: STORAGE_FILES,
+                env: { SLUICE_TEST_DB: "postgres", SLUICE_TEST_PG_URL: PG_URL },
+              },
+            },
+          ]
+        : undefined,
   },
 });

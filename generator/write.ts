@@ -55,7 +55,11 @@ export interface WriteSummary {
 
 /** Regenerates `dir` from the specs: writes changed files, deletes files no spec produces. */
 export async function writeGenerated(dir: string, specsDir = SPECS_DIR): Promise<WriteSummary> {
-  const files = await expectedFiles(specsDir);
+  return writeTree(dir, await expectedFiles(specsDir));
+}
+
+/** Makes `dir` hold exactly `files` (a generated tree): writes changed files, deletes the others. */
+export function writeTree(dir: string, files: ReadonlyMap<string, string>): WriteSummary {
   const summary: WriteSummary = { written: [], removed: [] };
   for (const [path, contents] of files) {
     const target = join(dir, path);
@@ -81,7 +85,11 @@ export interface CheckResult {
 
 /** Compares `dir` with what the specs generate, including files that should not exist. */
 export async function checkGenerated(dir: string, specsDir = SPECS_DIR): Promise<CheckResult> {
-  const files = await expectedFiles(specsDir);
+  return checkTree(dir, await expectedFiles(specsDir));
+}
+
+/** Compares `dir` with `files` (a generated tree), including files that should not exist. */
+export function checkTree(dir: string, files: ReadonlyMap<string, string>): CheckResult {
   const label = displayPath(dir);
   const parts: string[] = [];
   for (const [path, contents] of files) {

@@ -9,9 +9,13 @@ const parsers = {
   [types.NUMERIC]: (v: string) => v,
 };
 
-/** Opens (or creates) an embedded database; `dataDir` undefined means in-memory. */
-export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
-  const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
+/**
+ * Opens (or creates) an embedded database; `dataDir` undefined means in-memory. `snapshot`, a data
+ * directory PGlite dumped, is where a new database starts instead of an empty cluster (the test
+ * suite starts from a migrated one: initdb takes seconds).
+ */
+export async function createPgliteDb(dataDir: string | undefined, snapshot?: Blob): Promise<Db> {
+  const pg = await PGlite.create({ dataDir, loadDataDir: snapshot, extensions: { pg_trgm }, parsers });
   const { rows } = await pg.query<{ cost: string }>(SERVER_RANDOM_PAGE_COST_SQL);
   for (const [name, value] of Object.entries(plannerSessionSettings(rows[0].cost))) {
     await pg.exec(`SET ${name} = ${value}`);

@@ -23,6 +23,7 @@ import {
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../generator/repo-paths.js";
+import { SNAPSHOT_DIR } from "../support/pglite-snapshot.js";
 
 const USER_SPEC = `name: stx-transfers
 version: 1.0.0
@@ -83,8 +84,12 @@ function enumeratingTests(root: string): string[] {
 
 /** Runs a command in `cwd`; the output comes back for the failure message. */
 function run(cwd: string, args: string[]): { status: number | null; output: string } {
-  // The child is a fresh vitest run, not a worker of this one.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST")));
+  // The child is a fresh vitest run, not a worker of this one; it starts its PGlite databases from
+  // this repository's migrated snapshot (the migrations are the same).
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST"))),
+    SLUICE_TEST_SNAPSHOT_DIR: SNAPSHOT_DIR,
+  };
   const result = spawnSync(process.execPath, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   return { status: result.status, output: `${result.stdout ?? ""}${result.stderr ?? ""}` };
 }

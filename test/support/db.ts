@@ -1,16 +1,21 @@
 /**
  * Test databases (STYLE.md "Tests"): PGlite in memory by default; PostgreSQL when
  * SLUICE_TEST_DB=postgres, as a uniquely named database created for the test file and dropped after.
+ * Names carry the run id test/run.mjs hands down (SLUICE_TEST_RUN_ID), so the run drops whatever a
+ * failed or interrupted test file left behind.
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { migrate } from "../../runtime/db/migrate.js";
 import { createPgliteDb } from "../../runtime/db/pglite.js";
 import { createPostgresDb } from "../../runtime/db/postgres.js";
 import type { Db } from "../../runtime/db/types.js";
+import { migratedPgliteSnapshot } from "./pglite-snapshot.js";
+import { newDatabaseName, newRunId } from "./test-databases.mjs";
 
 export const TEST_DB_KIND: "pglite" | "postgres" = process.env.SLUICE_TEST_DB === "postgres" ? "postgres" : "pglite";
 export const PG_ADMIN_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** Outside test/run.mjs (a plain `vitest run`), each worker process is a run of its own. */
+const RUN_ID = process.env.SLUICE_TEST_RUN_ID ?? newRunId();
 
 export interface TestDb {
   db: Db;
@@ -28,7 +33,7 @@ export function pgUrlFor(database: string): string {
 }
 
 export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `sluice_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const name = newDatabaseName(RUN_ID);
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
@@ -54,7 +59,7 @@ export async function createTestDb(): Promise<TestDb> {
     dropDatabase = created.drop;
     db = await createPostgresDb(url, 4);
   } else {
-    db = await createPgliteDb(undefined);
+    db = await createPgliteDb(undefined, await migratedPgliteSnapshot());
   }
   const reset = async () => {
     const { rows } = await db.query<{ nspname: string }>(
@@ -63,7 +68,8 @@ export async function createTestDb(): Promise<TestDb> {
     for (const r of rows) await db.exec(`DROP SCHEMA "${r.nspname}" CASCADE`);
     await migrate(db);
   };
-  await reset();
+  // The PGlite snapshot is migrated already; a new PostgreSQL database is empty.
+  if (TEST_DB_KIND === "postgres") await reset();
   return {
     db,
     url,

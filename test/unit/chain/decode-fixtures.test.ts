@@ -154,6 +154,7 @@ const DOCUMENTED: Record<string, { txs: number; txTypes?: Record<string, number>
   },
   "stacks-blockchain-api/balance-reorg.tsv.gz": {
     txs: 925,
+    txTypes: { contract_call: 781, token_transfer: 129, smart_contract: 7, coinbase: 8 },
     events: {
       print: 1004,
       stx_transfer: 744,
