@@ -24,7 +24,7 @@ build: $(NODE_MODULES)
 run: build
 	NETWORK=devnet DATA_DIR=$${DATA_DIR:-./data} WEBHOOK_ALLOW_PRIVATE=true LOG_FORMAT=$${LOG_FORMAT:-pretty} LOG_LEVEL=$${LOG_LEVEL:-warn} node dist/runtime/cli/main.js dev
 
-## test: the whole suite on PGlite, then the storage suites on PostgreSQL (127.0.0.1:5432)
+## test: the whole suite on PGlite and the storage suites on PostgreSQL (127.0.0.1:5432), in one vitest run
 test: $(NODE_MODULES)
 	node test/run.mjs
 
