@@ -4,19 +4,10 @@
  * app is attached. Closing stops accepting, drops idle keep-alive connections, lets the requests
  * in flight finish (their journal writes), and after a grace period cuts whatever is left.
  */
-import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type BoundPort, bindPort } from "../internal/http-listener.js";
 
-export interface ObserverListener {
-  /** e.g. `http://127.0.0.1:3700` (IPv6 hosts bracketed). */
-  url: string;
-  /** The bound port (the real one when 0 was asked for). */
-  port: number;
-  /** Starts answering with `app`; until then every request gets 503 STARTING. */
-  serve(app: RequestListener): void;
-  /** Resolves once every connection is closed. Idempotent. */
-  close(): Promise<void>;
-}
+/** The observer's bound port; serve() attaches the app once the database is open. */
+export type ObserverListener = BoundPort;
 
 export interface ObserverListenOptions {
   host: string;
@@ -26,58 +17,6 @@ export interface ObserverListenOptions {
 }
 
 /** Binds the port now and answers 503 until serve(); rejects on bind errors (EADDRINUSE, EACCES, ...). */
-export async function listenObserver(options: ObserverListenOptions): Promise<ObserverListener> {
-  const server = http.createServer();
-  let app: RequestListener = answerStarting;
-  let closing = false;
-
-  // Registered before the app so Connection: close can be set before the app writes headers.
-  server.on("request", (_req, res: ServerResponse) => {
-    if (closing) res.setHeader("Connection", "close");
-    res.once("finish", () => {
-      // The socket turns idle once the response is done; drop it if we are shutting down.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
-  });
-  server.on("request", (req, res) => app(req, res));
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-
-  const port = (server.address() as AddressInfo).port;
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    serve(next) {
-      app = next;
-    },
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing = true;
-        const timer = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 30_000);
-        timer.unref();
-        server.close((err) => {
-          clearTimeout(timer);
-          if (err) reject(err);
-          else resolve();
-        });
-        server.closeIdleConnections();
-      });
-      return closed;
-    },
-  };
-}
-
-/** Before the app is attached (database still opening): a retryable answer, never a hang. */
-function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" });
-  res.end(JSON.stringify({ error: "the service is starting", code: "STARTING", status: "starting" }));
+export function listenObserver(options: ObserverListenOptions): Promise<ObserverListener> {
+  return bindPort({ host: options.host, port: options.port, closeGraceMs: options.closeGraceMs ?? 30_000 });
 }

@@ -5,23 +5,14 @@
  *
  * Stream handlers must stop writing when their response emits "close".
  */
-import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { RequestListener, ServerResponse } from "node:http";
+import { type BoundPort, bindPort } from "../../internal/http-listener.js";
 
-export interface ApiServer {
-  /** e.g. `http://127.0.0.1:3800` (IPv6 hosts bracketed). */
-  url: string;
-  /** The bound port (the real one when 0 was asked for). */
-  port: number;
-  /** Resolves once every connection is closed. Idempotent. */
-  close(): Promise<void>;
-}
+/** A listening API server. */
+export type ApiServer = Omit<BoundPort, "serve">;
 
 /** A bound port whose app is attached later: start-up binds first, then opens the database. */
-export interface Listener extends ApiServer {
-  /** Starts answering with `app`; until then every request gets 503 STARTING. */
-  serve(app: RequestListener): void;
-}
+export type Listener = BoundPort;
 
 export interface ApiServerOptions {
   host: string;
@@ -38,66 +29,20 @@ export async function startApiServer(app: RequestListener, options: ApiServerOpt
 }
 
 /** Binds the port now and answers 503 until serve(); rejects on bind errors (EADDRINUSE, EACCES, ...). */
-export async function listen(options: ApiServerOptions): Promise<Listener> {
-  const server = http.createServer();
-  let app: RequestListener = answerStarting;
-  const open = new Set<ServerResponse>();
-  let closing = false;
-
-  // Registered before the app so Connection: close can be set before the app writes headers.
-  server.on("request", (_req, res: ServerResponse) => {
-    open.add(res);
-    if (closing) res.setHeader("Connection", "close");
-    res.once("finish", () => {
-      // The socket turns idle once the response is done; drop it if we are shutting down.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
-    res.once("close", () => open.delete(res));
+export function listen(options: ApiServerOptions): Promise<Listener> {
+  return bindPort({
+    host: options.host,
+    port: options.port,
+    closeGraceMs: options.closeGraceMs ?? 5000,
+    onClosing: endEventStreams,
   });
-  server.on("request", (req, res) => app(req, res));
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-
-  const port = (server.address() as AddressInfo).port;
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    serve(next) {
-      app = next;
-    },
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing = true;
-        const timer = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 5000);
-        timer.unref();
-        server.close((err) => {
-          clearTimeout(timer);
-          if (err) reject(err);
-          else resolve();
-        });
-        server.closeIdleConnections();
-        for (const res of open) {
-          if (isEventStream(res) && !res.writableEnded) res.end();
-        }
-      });
-      return closed;
-    },
-  };
 }
 
-/** Before the app is attached (database still opening): a retryable answer, never a hang. */
-function answerStarting(_req: IncomingMessage, res: ServerResponse): void {
-  res.writeHead(503, { "content-type": "application/json; charset=utf-8", "retry-after": "1" });
-  res.end(JSON.stringify({ error: "the service is starting", code: "STARTING", status: "starting" }));
+/** SSE streams never finish by themselves: closing ends them so their connections can close. */
+function endEventStreams(open: ReadonlySet<ServerResponse>): void {
+  for (const res of open) {
+    if (isEventStream(res) && !res.writableEnded) res.end();
+  }
 }
 
 function isEventStream(res: ServerResponse): boolean {
