@@ -17,26 +17,14 @@
  * header and is not fixture-confirmed); `merkleProof` on an empty list throws (nothing to prove).
  *
  * Hashes are 0x-prefixed lowercase hex on output; inputs may omit the prefix.
- * The proof shape is the SDK's (runtime/sdk/verify-proof.ts), which clients verify with.
+ * The proof shape and the leaf and node hashing are the SDK's (runtime/sdk/verify-proof.ts, the
+ * standalone module clients verify with): one definition of the format for both sides.
  */
-import { createHash } from "node:crypto";
-import type { MerklePathStep, TxMerkleProof } from "../sdk/verify-proof.js";
+import { type MerklePathStep, merkleLeafHash, merkleNodeHash, type TxMerkleProof } from "../sdk/verify-proof.js";
 
 export type { MerklePathStep, TxMerkleProof };
 
-const LEAF_PREFIX = Uint8Array.of(0x00);
-const NODE_PREFIX = Uint8Array.of(0x01);
 export const EMPTY_MERKLE_ROOT = `0x${"00".repeat(32)}`;
-
-/** SHA-512/256(0x00 ‖ txid). */
-export function merkleLeafHash(txid: Uint8Array): Uint8Array {
-  return sha512_256(LEAF_PREFIX, txid);
-}
-
-/** SHA-512/256(0x01 ‖ left ‖ right). */
-export function merkleNodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
-  return sha512_256(NODE_PREFIX, left, right);
-}
 
 /** tx_merkle_root of a block whose transactions have these txids, in block order. */
 export function merkleRoot(txids: readonly string[]): string {
@@ -84,12 +72,6 @@ function buildLevels(txids: Uint8Array[]): Uint8Array[][] {
     }
     level = next;
   }
-}
-
-function sha512_256(...parts: Uint8Array[]): Uint8Array {
-  const h = createHash("sha512-256");
-  for (const p of parts) h.update(p);
-  return new Uint8Array(h.digest());
 }
 
 function parseHash(hex: string, what: string): Uint8Array {

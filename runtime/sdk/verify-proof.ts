@@ -68,13 +68,23 @@ const MAX_PATH_LENGTH = 32;
  * u64, burn_spent u64, consensus_hash 20 bytes, parent_block_id 32 bytes. */
 const TX_MERKLE_ROOT_OFFSET = 1 + 8 + 8 + 20 + 32;
 
+/** SHA-512/256(0x00 ‖ txid): a leaf of the tree. The service builds its trees with it too. */
+export function merkleLeafHash(txid: Uint8Array): Uint8Array {
+  return sha512_256(Uint8Array.of(LEAF_PREFIX), txid);
+}
+
+/** SHA-512/256(0x01 ‖ left ‖ right): an inner node of the tree. */
+export function merkleNodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
+  return sha512_256(Uint8Array.of(NODE_PREFIX), left, right);
+}
+
 /** Recomputes the root a proof commits to (step 1 above). Throws on malformed hex. */
 export function computeRootFromProof(proof: Pick<TxMerkleProof, "leaf" | "path">): string {
-  let current = sha512_256(Uint8Array.of(LEAF_PREFIX), hash32(proof.leaf, "leaf"));
+  let current = merkleLeafHash(hash32(proof.leaf, "leaf"));
   for (const [i, step] of proof.path.entries()) {
     const sibling = hash32(step.hash, `path[${i}].hash`);
-    if (step.position === "left") current = sha512_256(Uint8Array.of(NODE_PREFIX), sibling, current);
-    else if (step.position === "right") current = sha512_256(Uint8Array.of(NODE_PREFIX), current, sibling);
+    if (step.position === "left") current = merkleNodeHash(sibling, current);
+    else if (step.position === "right") current = merkleNodeHash(current, sibling);
     else throw new TypeError(`path[${i}].position must be "left" or "right"`);
   }
   return `0x${Buffer.from(current).toString("hex")}`;
