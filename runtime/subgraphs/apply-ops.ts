@@ -1,25 +1,27 @@
 /**
  * Writes a subgraph's planned row operations: per table, in chain
  * order, one statement per run (op-runs.ts), journaling pre-images for blocks that can still
- * reorg, and — when asked — turning the results into RowChanges.
+ * reorg, and — when asked — turning the results into RowChanges. Given the transaction's rows
+ * (transaction-rows.ts), upsert and increment runs are folded in memory instead and written once
+ * at the transaction's end; a statement on the same table writes them first.
  */
 import { schemaTag } from "../db/prepared-statements.js";
 import type { Queryable } from "../db/types.js";
 import { buildRuns, type DraftChange, type Run, runChanges, runParams, type SeqOp, splitResult } from "./op-runs.js";
-import { deleteSql, insertSql, type TableTarget, updateSql, upsertSql } from "./table-sql.js";
+import {
+  deleteSql,
+  insertSql,
+  type JournalTarget,
+  type StatementCache,
+  type TableTarget,
+  type TaggedTarget,
+  updateSql,
+  upsertSql,
+} from "./table-sql.js";
+import type { TransactionRows } from "./transaction-rows.js";
 import type { SubgraphModule } from "./types.js";
 
-/** The block whose pre-images are journaled (null: the block is final, nothing is journaled). */
-export interface JournalTarget {
-  indexBlockHash: string;
-  blockHeight: number;
-}
-
-/** A table with its subgraph's schema hash, which tags the statements on it (prepared-statements.ts). */
-type TaggedTarget = TableTarget & { schemaHash: string };
-
-/** Statement texts by signature, owned by the engine (statements are rebuilt only when new). */
-export type StatementCache = Map<string, string>;
+export type { JournalTarget, StatementCache } from "./table-sql.js";
 
 function statement(cache: StatementCache, target: TaggedTarget, run: Run, journal: boolean, collect: boolean): string {
   const signature = runSignature(run);
@@ -71,9 +73,18 @@ export async function applyTableOps(
   journal: JournalTarget | null,
   collect: boolean,
   cache: StatementCache,
+  memory?: TransactionRows,
 ): Promise<DraftChange[]> {
   const out: DraftChange[] = [];
   for (const run of buildRuns(target.meta, ops)) {
+    if (memory !== undefined && (run.kind === "upsert" || run.kind === "increment")) {
+      out.push(...(await memory.apply(q, target, run, journal, collect)));
+      continue;
+    }
+    // The statement must see the rows folded so far; an update or delete changes rows the cache
+    // holds, which it then reads again.
+    await memory?.flushTable(q, target);
+    if (run.kind === "update" || run.kind === "delete") memory?.forgetTable(target);
     const sql = statement(cache, target, run, journal !== null, collect);
     const head = journal ? [journal.indexBlockHash, journal.blockHeight, target.subgraph, target.meta.name] : [];
     const { rows } = await q.query<Record<string, unknown>>(sql, [...head, ...runParams(target.meta, run)]);
@@ -92,6 +103,7 @@ export async function applySubgraphOps(
   journal: JournalTarget | null,
   collect: boolean,
   cache: StatementCache,
+  memory?: TransactionRows,
 ): Promise<DraftChange[]> {
   const byTable = new Map<string, SeqOp[]>();
   for (const op of ops) {
@@ -107,7 +119,7 @@ export async function applySubgraphOps(
       meta: module.tables[table],
       schemaHash: module.schemaHash,
     };
-    out.push(...(await applyTableOps(q, target, tableOps, journal, collect, cache)));
+    out.push(...(await applyTableOps(q, target, tableOps, journal, collect, cache, memory)));
   }
   return out;
 }

@@ -7,7 +7,11 @@
  *
  * `optimistic` (live ingestion) skips the savepoints, two round trips per block: the database
  * refusing a row is rare, and then the step throws RetryTransactionError, the ingestor rolls the
- * transaction back and runs it again, and the engine applies that block with savepoints.
+ * transaction back and runs it again, and the engine applies that block with savepoints. An
+ * optimistic step given the transaction's rows (`memory`, transaction-rows.ts) folds upserts and
+ * increments there; the engine writes them before the commit. A step with savepoints writes what
+ * earlier blocks left in memory first, then runs one statement per run, so a refusal is caught in
+ * the subgraph's own savepoint.
  */
 import { RetryTransactionError } from "../chain/hooks.js";
 import type { DecodedBlock } from "../chain/types.js";
@@ -19,6 +23,7 @@ import { markFailed } from "./control-store.js";
 import { contractsNeedingTraits, type DispatchIndex, planOps } from "./dispatch.js";
 import type { DraftChange, SeqOp } from "./op-runs.js";
 import type { TraitResolver } from "./trait-resolver.js";
+import type { TransactionRows } from "./transaction-rows.js";
 import type { HandlerContext, RowChange, SubgraphModule } from "./types.js";
 
 /** A subgraph taking part in a step. */
@@ -36,6 +41,8 @@ export interface StepOptions {
   config: Record<string, string>;
   /** No savepoints: a refused row throws RetryTransactionError (the caller redoes the transaction). */
   optimistic?: boolean;
+  /** The transaction's rows held in memory (optimistic steps fold into them). */
+  memory?: TransactionRows;
 }
 
 export interface StepResult {
@@ -74,10 +81,30 @@ export async function applyBlocks(
   }
   const work = planned.filter((p) => p.ops.length > 0);
   const drafts: { order: number; draft: DraftChange }[] = [];
+  const memory = options.optimistic ? options.memory : undefined;
   const run = async (p: (typeof work)[number], order: number) => {
-    for (const d of await applySubgraphOps(q, p.sub.module, p.ops, options.journal, options.collect, options.cache))
-      drafts.push({ order, draft: d });
+    const changes = await applySubgraphOps(
+      q,
+      p.sub.module,
+      p.ops,
+      options.journal,
+      options.collect,
+      options.cache,
+      memory,
+    );
+    for (const d of changes) drafts.push({ order, draft: d });
   };
+  if (work.length > 0 && !options.optimistic && options.memory !== undefined) {
+    // Statements follow, which must see (and may change) the rows held in memory.
+    try {
+      await options.memory.flush(q);
+    } catch (err) {
+      throw new RetryTransactionError("rows held in memory were refused: redo the transaction block by block", {
+        cause: err,
+      });
+    }
+    options.memory.forget();
+  }
 
   if (work.length > 0 && options.optimistic) {
     try {

@@ -48,6 +48,7 @@ import { pruneUndo, revertBlockRows } from "./revert.js";
 import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
+import { createTransactionRows, type TransactionRows } from "./transaction-rows.js";
 import { createTransactionView, type SubgraphStatusRow } from "./transaction-view.js";
 import type {
   ChangedBlock,
@@ -136,6 +137,8 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const operations = new Map<string, Promise<void>>();
   const cache: StatementCache = new Map();
   const view = createTransactionView();
+  // Rows each ingest transaction holds in memory (transaction-rows.ts), with the blocks it applied.
+  const memories = new WeakMap<Queryable, { rows: TransactionRows; blocks: string[] }>();
   // Blocks whose optimistic step failed: their retry uses savepoints (block-apply.ts).
   const isolate = new Set<string>();
   const traits = createTraitResolver();
@@ -191,6 +194,32 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     return false;
   }
 
+  function memoryOf(q: Queryable): { rows: TransactionRows; blocks: string[] } {
+    let memory = memories.get(q);
+    if (memory === undefined) {
+      memory = { rows: createTransactionRows(cache), blocks: [] };
+      memories.set(q, memory);
+    }
+    return memory;
+  }
+
+  /**
+   * Writes the rows the transaction holds in memory. Refused, the transaction runs again with each
+   * of its blocks applied statement by statement in savepoints, which finds the subgraph and block.
+   */
+  async function writeMemory(q: Queryable): Promise<void> {
+    const memory = memories.get(q);
+    if (memory === undefined) return;
+    try {
+      await memory.rows.flush(q);
+    } catch (err) {
+      for (const hash of memory.blocks) isolate.add(hash);
+      throw new RetryTransactionError("rows held in memory were refused: redo the transaction block by block", {
+        cause: err,
+      });
+    }
+  }
+
   async function notify(q: Queryable, changes: RowChange[], block: ChangedBlock) {
     if (changes.length === 0) return;
     for (const listener of listeners) await listener(q, changes, block);
@@ -215,6 +244,8 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
           ? { indexBlockHash: block.indexBlockHash, blockHeight: block.height }
           : null;
       const careful = isolate.has(block.indexBlockHash);
+      const memory = memoryOf(q);
+      memory.blocks.push(block.indexBlockHash);
       const result = await applyBlocks(q, subs, [block], {
         journal,
         collect: await changesWanted(q, block),
@@ -223,9 +254,11 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         logger: log,
         config: contracts,
         optimistic: !careful,
+        memory: memory.rows,
       }).catch((err) => {
-        // The ingestor runs the transaction again; this block then isolates each subgraph.
-        if (err instanceof RetryTransactionError) isolate.add(block.indexBlockHash);
+        // The ingestor runs the transaction again; its blocks then isolate each subgraph (a
+        // refusal of rows in memory may come from any of them).
+        if (err instanceof RetryTransactionError) for (const hash of memory.blocks) isolate.add(hash);
         throw err;
       });
       if (careful) isolate.delete(block.indexBlockHash);
@@ -244,6 +277,9 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     },
 
     async revertBlock(q, ref, forkPointHeight) {
+      // The revert reads the tables and the undo journal: what memory holds goes there first.
+      await writeMemory(q);
+      memories.get(q)?.rows.forget();
       await view.reload(q); // progress as stored, with what this transaction applied so far
       const rows = await view.rows(q);
       await syncModules(q, rows);
@@ -257,6 +293,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     },
 
     async beforeCommit(q) {
+      await writeMemory(q);
       await view.flush(q);
     },
 

@@ -244,7 +244,7 @@ function arrays(
   ];
 }
 
-function draft(
+export function draft(
   subgraph: string,
   meta: TableMeta,
   op: SeqOp,

@@ -31,6 +31,18 @@ const ARRAY_TYPES: Record<ColumnType, string> = {
   serial: "bigint[]",
 };
 
+/** A table with its subgraph's schema hash, which tags the statements on it (prepared-statements.ts). */
+export type TaggedTarget = TableTarget & { schemaHash: string };
+
+/** The block whose pre-images are journaled (null: the block is final, nothing is journaled). */
+export interface JournalTarget {
+  indexBlockHash: string;
+  blockHeight: number;
+}
+
+/** Statement texts by signature, owned by the engine (statements are rebuilt only when new). */
+export type StatementCache = Map<string, string>;
+
 export function qualified(target: TableTarget): string {
   return `${sqlIdent(target.schema)}.${sqlIdent(target.meta.name)}`;
 }
@@ -229,3 +241,56 @@ export function revertRestoreSql(target: TableTarget, physicalColumns: readonly 
 , up AS (INSERT INTO ${table} AS t SELECT * FROM pre ON CONFLICT ("_id") DO UPDATE SET ${sets.join(", ")} RETURNING t.*)
 SELECT 0 AS "_src", ${rowSql(target.meta, "old")} FROM old UNION ALL SELECT 1 AS "_src", ${rowSql(target.meta, "up")} FROM up`;
 }
+
+/*
+ * Statements of the once-per-transaction write path (transaction-rows.ts): read the rows a
+ * transaction's operations name, reserve ids for the rows it creates, and write each touched row
+ * once — new rows inserted with their reserved `_id`, changed rows overwritten by `_id`, their undo
+ * entries after them — each a single statement over arrays.
+ */
+
+/**
+ * The rows whose `key` columns equal one of the given (distinct) tuples: a join on the key's
+ * unique index. Parameters: one array per key column.
+ */
+export function selectByKeysSql(target: TableTarget, key: readonly string[]): string {
+  const arrays = key.map((c, i) => `$${i + 1}::${arrayType(target.meta, c)}`).join(", ");
+  const names = key.map((_c, i) => `k${i}`);
+  const match = key.map((c, i) => `t.${sqlIdent(c)} = k.${names[i]}`).join(" AND ");
+  return `SELECT ${rowSql(target.meta, "t")} FROM unnest(${arrays}) AS k(${names.join(", ")})
+  JOIN ${qualified(target)} t ON ${match}`;
+}
+
+/**
+ * `$1` fresh `_id`s of the table (in order) with the transaction's `now()` as PostgreSQL prints it
+ * (a new row's `_created_at`). Parameters: count, the table's qualified name.
+ */
+export const RESERVE_IDS_SQL = `SELECT nextval(pg_get_serial_sequence($2, '_id'))::text AS id,
+  ${isoTimestampSql("now()")} AS now FROM generate_series(1, $1::int)`;
+
+/** Inserts whole rows, `_id` included. Parameters: one array per physical column (declared order). */
+export function insertRowsSql(target: TableTarget): string {
+  const columns = Object.keys(target.meta.columns);
+  const arrays = columns.map((c, i) => `$${i + 1}::${arrayType(target.meta, c)}`).join(", ");
+  return `INSERT INTO ${qualified(target)} (${list(columns)})
+ SELECT ${list(columns)} FROM unnest(${arrays}) AS v(${list(columns)}) ORDER BY "_id"`;
+}
+
+/** Overwrites whole rows by `_id`. Parameters: one array per physical column (declared order). */
+export function updateRowsSql(target: TableTarget): string {
+  const columns = Object.keys(target.meta.columns);
+  const arrays = columns.map((c, i) => `$${i + 1}::${arrayType(target.meta, c)}`).join(", ");
+  const sets = columns.filter((c) => c !== "_id").map((c) => `${sqlIdent(c)} = v.${sqlIdent(c)}`);
+  return `UPDATE ${qualified(target)} t SET ${sets.join(", ")}
+  FROM unnest(${arrays}) AS v(${list(columns)}) WHERE t."_id" = v."_id"`;
+}
+
+/**
+ * Undo entries in the given order. Parameters: subgraph, table, then arrays of index_block_hash,
+ * block_height, row_id, op, pre_image.
+ */
+export const INSERT_UNDO_ROWS_SQL = `${UNDO_INSERT}
+ SELECT u.hash, u.height, $1, $2, u.row_id, u.op, u.pre
+   FROM unnest($3::text[], $4::int[], $5::bigint[], $6::text[], $7::jsonb[]) WITH ORDINALITY
+     AS u(hash, height, row_id, op, pre, ord)
+  ORDER BY u.ord`;

@@ -1,0 +1,312 @@
+/**
+ * The rows one ingest transaction touches through upserts and increments, held in memory and
+ * written once, at its end (or before anything reads the tables: another statement on the same
+ * table, a reorg's revert).
+ *
+ * Why: a hot row (a DEX pool, a busy contract's balance) is updated by many blocks of one
+ * transaction. Writing it once per block leaves a dead version per write that PostgreSQL cannot
+ * prune while the transaction is open, and every later statement on the row walks them. Here each
+ * operation reads the row through this cache (one query per block for the keys not yet cached),
+ * folds the operation in memory (row-fold.ts) and records the undo entry of the row's first change
+ * in each journaled block; `flush` then writes each touched row once and the undo entries in bulk.
+ *
+ * Row changes come out of the fold, in the same order and with the same rows the statements would
+ * have returned. A value the fold cannot vouch for throws RowRefusedError before anything is
+ * written: the engine redoes the transaction with one statement per run (block-apply.ts), as it does
+ * when the database refuses a row at `flush`.
+ */
+import { schemaTag } from "../db/prepared-statements.js";
+import type { Queryable } from "../db/types.js";
+import { type DraftChange, draft, renderRow, type Run, type SeqOp } from "./op-runs.js";
+import { foldOp, type FreshRow, keyHasNull, keyOf, paramOf, type RenderedRow } from "./row-fold.js";
+import {
+  INSERT_UNDO_ROWS_SQL,
+  insertRowsSql,
+  qualified,
+  RESERVE_IDS_SQL,
+  selectByKeysSql,
+  type JournalTarget,
+  type StatementCache,
+  type TableTarget,
+  type TaggedTarget,
+  updateRowsSql,
+} from "./table-sql.js";
+import type { IncrementOp, TableMeta } from "./types.js";
+
+/** An upsert or increment run (op-runs.ts): what this cache applies. */
+export type KeyedRun = Extract<Run, { kind: "upsert" | "increment" }>;
+
+interface UndoEntry {
+  hash: string;
+  height: number;
+  rowId: number;
+  op: "insert" | "update";
+  pre: string | null;
+}
+
+interface TableRows {
+  target: TaggedTarget;
+  /** Current state of every row read or written in this transaction, by `_id`. */
+  rows: Map<number, RenderedRow>;
+  /** Key columns (joined) → rendered key → `_id`, over every row in `rows`. */
+  indexes: Map<string, { key: readonly string[]; ids: Map<string, number> }>;
+  /** Rows not in the table yet (inserted at flush). */
+  created: Set<number>;
+  /** Stored rows changed since read (overwritten at flush). */
+  changed: Set<number>;
+  undo: UndoEntry[];
+  /** Row → the block whose undo entry it has (only the first change of a block is journaled). */
+  journaledIn: Map<number, string>;
+}
+
+export interface TransactionRows {
+  /** Applies an upsert/increment run of one table in memory; returns its changes when `collect`. */
+  apply(
+    q: Queryable,
+    target: TaggedTarget,
+    run: KeyedRun,
+    journal: JournalTarget | null,
+    collect: boolean,
+  ): Promise<DraftChange[]>;
+  /**
+   * Writes one table's pending rows and undo entries before a statement touches it (its unused
+   * reserved ids are dropped: rows that statement inserts take later ones, and ids keep the order
+   * rows were created in).
+   */
+  flushTable(q: Queryable, target: TableTarget): Promise<void>;
+  /** Writes every pending row and undo entry. */
+  flush(q: Queryable): Promise<void>;
+  /** Drops one table's cached rows (flushed first): a statement changed them behind the cache. */
+  forgetTable(target: TableTarget): void;
+  /** Drops every cached row and reserved id (flushed first): a revert or rebuild changed the tables. */
+  forget(): void;
+  /** Whether rows or undo entries wait to be written. */
+  pending(): boolean;
+}
+
+const tableKey = (target: TableTarget) => `${target.schema}.${target.meta.name}`;
+
+export function createTransactionRows(cache: StatementCache): TransactionRows {
+  const tables = new Map<string, TableRows>();
+  const spareIds = new Map<string, number[]>();
+  let now: string | null = null;
+
+  const sql = (target: TaggedTarget, name: string, build: () => string): string => {
+    const key = `${target.schemaHash}|${tableKey(target)}|rows:${name}`;
+    let text = cache.get(key);
+    if (text === undefined) {
+      text = schemaTag(target.schemaHash) + build();
+      cache.set(key, text);
+    }
+    return text;
+  };
+
+  function tableOf(target: TaggedTarget): TableRows {
+    let t = tables.get(tableKey(target));
+    if (t === undefined) {
+      t = {
+        target,
+        rows: new Map(),
+        indexes: new Map(),
+        created: new Set(),
+        changed: new Set(),
+        undo: [],
+        journaledIn: new Map(),
+      };
+      tables.set(tableKey(target), t);
+    }
+    return t;
+  }
+
+  function indexOf(t: TableRows, key: readonly string[]): Map<string, number> {
+    const signature = key.join(",");
+    let index = t.indexes.get(signature);
+    if (index === undefined) {
+      index = { key, ids: new Map() };
+      for (const [id, row] of t.rows) if (!keyHasNull(key, row)) index.ids.set(keyOf(t.target.meta, key, row), id);
+      t.indexes.set(signature, index);
+    }
+    return index.ids;
+  }
+
+  /**
+   * Puts a row's new state in place, keeping every key index current. `known`: the row's key text
+   * under one signature, already computed (its columns did not change).
+   */
+  function store(t: TableRows, id: number, row: RenderedRow, known?: { signature: string; text: string }): void {
+    const old = t.rows.get(id);
+    for (const [signature, { key, ids }] of t.indexes) {
+      if (signature === known?.signature) {
+        ids.set(known.text, id);
+        continue;
+      }
+      if (old !== undefined && key.every((c) => old[c] === row[c])) continue;
+      if (old !== undefined && !keyHasNull(key, old)) ids.delete(keyOf(t.target.meta, key, old));
+      if (!keyHasNull(key, row)) ids.set(keyOf(t.target.meta, key, row), id);
+    }
+    t.rows.set(id, row);
+  }
+
+  /**
+   * Reads the stored rows of the keys not cached yet (rows already cached keep their state);
+   * returns how many keys no row holds. `texts`: each operation's key text (null: a null key).
+   */
+  async function readMissing(
+    q: Queryable,
+    t: TableRows,
+    key: readonly string[],
+    run: KeyedRun,
+    texts: readonly (string | null)[],
+  ): Promise<number> {
+    const ids = indexOf(t, key);
+    const missing = new Map<string, Record<string, unknown>>();
+    run.ops.forEach((planned, i) => {
+      const k = texts[i];
+      if (k !== null && !ids.has(k)) missing.set(k, keyValues(planned));
+    });
+    if (missing.size === 0) return 0;
+    const params = key.map((c) => [...missing.values()].map((v) => paramOf(t.target.meta, c, v[c])));
+    const { rows } = await q.query<Record<string, unknown>>(
+      sql(t.target, `select:${key.join(",")}`, () => selectByKeysSql(t.target, key)),
+      params,
+    );
+    for (const raw of rows) {
+      const row = renderRow(t.target.meta, raw);
+      const id = Number(row._id);
+      if (!t.rows.has(id)) store(t, id, row);
+    }
+    let absent = 0;
+    for (const k of missing.keys()) if (!ids.has(k)) absent++;
+    return absent;
+  }
+
+  /** Fresh `_id`s for `count` new rows (and the transaction's `now()`), in one query. */
+  async function reserve(q: Queryable, t: TableRows, count: number): Promise<void> {
+    const spare = spareIds.get(tableKey(t.target)) ?? [];
+    if (spare.length >= count && now !== null) return;
+    // A few more than needed: the next blocks' new rows then cost no query (unused ids are gaps,
+    // as a conflicting INSERT … ON CONFLICT leaves them too).
+    const wanted = count - spare.length + 32;
+    const { rows } = await q.query<{ id: string; now: string }>(RESERVE_IDS_SQL, [wanted, qualified(t.target)]);
+    for (const r of rows) spare.push(Number(r.id));
+    now ??= rows[0]?.now ?? null;
+    spareIds.set(tableKey(t.target), spare);
+  }
+
+  function takeFresh(t: TableRows): FreshRow {
+    const id = spareIds.get(tableKey(t.target))?.shift();
+    if (id === undefined || now === null) throw new Error(`no reserved _id left for ${tableKey(t.target)}`);
+    return { id, createdAt: now };
+  }
+
+  async function flushTable(q: Queryable, t: TableRows): Promise<void> {
+    const meta = t.target.meta;
+    if (t.created.size > 0) {
+      const rows = [...t.created].sort((a, b) => a - b).map((id) => t.rows.get(id) as RenderedRow);
+      await q.query(
+        sql(t.target, "insert", () => insertRowsSql(t.target)),
+        columnArrays(meta, rows),
+      );
+    }
+    if (t.changed.size > 0) {
+      const rows = [...t.changed].map((id) => t.rows.get(id) as RenderedRow);
+      await q.query(
+        sql(t.target, "update", () => updateRowsSql(t.target)),
+        columnArrays(meta, rows),
+      );
+    }
+    if (t.undo.length > 0) {
+      const u = t.undo;
+      await q.query(INSERT_UNDO_ROWS_SQL, [
+        t.target.subgraph,
+        meta.name,
+        u.map((e) => e.hash),
+        u.map((e) => e.height),
+        u.map((e) => String(e.rowId)),
+        u.map((e) => e.op),
+        u.map((e) => e.pre),
+      ]);
+    }
+    t.created.clear();
+    t.changed.clear();
+    t.undo = [];
+  }
+
+  return {
+    async apply(q, target, run, journal, collect) {
+      const t = tableOf(target);
+      const meta = target.meta;
+      const key = run.key;
+      const signature = key.join(",");
+      const texts = run.ops.map((o) => {
+        const values = keyValues(o);
+        return keyHasNull(key, values) ? null : keyOf(meta, key, values);
+      });
+      const absent = await readMissing(q, t, key, run, texts);
+      const withNullKey = texts.filter((k) => k === null).length;
+      if (absent + withNullKey > 0) await reserve(q, t, absent + withNullKey);
+      const ids = indexOf(t, key);
+      const out: DraftChange[] = [];
+      for (const [i, planned] of run.ops.entries()) {
+        const text = texts[i];
+        const id = text === null ? undefined : ids.get(text);
+        const before = id === undefined ? undefined : t.rows.get(id);
+        const next = foldOp(meta, before, planned, before === undefined ? takeFresh(t) : undefined);
+        const rowId = Number(next._id);
+        if (journal !== null && t.journaledIn.get(rowId) !== journal.indexBlockHash) {
+          t.journaledIn.set(rowId, journal.indexBlockHash);
+          t.undo.push({
+            hash: journal.indexBlockHash,
+            height: journal.blockHeight,
+            rowId,
+            op: before === undefined ? "insert" : "update",
+            pre: before === undefined ? null : JSON.stringify(before),
+          });
+        }
+        store(t, rowId, next, text === null ? undefined : { signature, text });
+        if (before === undefined) t.created.add(rowId);
+        else if (!t.created.has(rowId)) t.changed.add(rowId);
+        if (collect)
+          out.push(
+            before === undefined
+              ? draft(target.subgraph, meta, planned, "created", next)
+              : draft(target.subgraph, meta, planned, "updated", next, before),
+          );
+      }
+      return out;
+    },
+
+    async flushTable(q, target) {
+      const t = tables.get(tableKey(target));
+      if (t !== undefined) await flushTable(q, t);
+      spareIds.delete(tableKey(target));
+    },
+
+    async flush(q) {
+      for (const t of tables.values()) await flushTable(q, t);
+    },
+
+    forgetTable(target) {
+      tables.delete(tableKey(target));
+    },
+
+    forget() {
+      tables.clear();
+      spareIds.clear();
+    },
+
+    pending() {
+      for (const t of tables.values()) if (t.created.size + t.changed.size + t.undo.length > 0) return true;
+      return false;
+    },
+  };
+}
+
+function keyValues(planned: SeqOp): Record<string, unknown> {
+  return planned.op.kind === "upsert" ? planned.op.values : (planned.op as IncrementOp).key;
+}
+
+/** Rows as one parameter array per physical column (declared order), values as parameters. */
+function columnArrays(meta: TableMeta, rows: readonly RenderedRow[]): unknown[] {
+  return Object.keys(meta.columns).map((c) => rows.map((r) => paramOf(meta, c, r[c])));
+}
