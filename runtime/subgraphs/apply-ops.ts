@@ -88,6 +88,7 @@ export async function applyTableOps(
     const sql = statement(cache, target, run, journal !== null, collect);
     const head = journal ? [journal.indexBlockHash, journal.blockHeight, target.subgraph, target.meta.name] : [];
     const { rows } = await q.query<Record<string, unknown>>(sql, [...head, ...runParams(target.meta, run)]);
+    if (run.kind === "insert") memory?.inserted(target, run.ops.length);
     if (!collect) continue;
     const { old, now } = splitResult(target.meta, rows);
     out.push(...runChanges(target.subgraph, target.meta, run, old, now));

@@ -48,6 +48,7 @@ import { pruneUndo, revertBlockRows } from "./revert.js";
 import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
+import { createTableStats } from "./table-stats.js";
 import { createTransactionRows, type TransactionRows } from "./transaction-rows.js";
 import { createTransactionView, type SubgraphStatusRow } from "./transaction-view.js";
 import type {
@@ -139,6 +140,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const view = createTransactionView();
   // Rows each ingest transaction holds in memory (transaction-rows.ts), with the blocks it applied.
   const memories = new WeakMap<Queryable, { rows: TransactionRows; blocks: string[] }>();
+  const stats = createTableStats();
   // Blocks whose optimistic step failed: their retry uses savepoints (block-apply.ts).
   const isolate = new Set<string>();
   const traits = createTraitResolver();
@@ -197,7 +199,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   function memoryOf(q: Queryable): { rows: TransactionRows; blocks: string[] } {
     let memory = memories.get(q);
     if (memory === undefined) {
-      memory = { rows: createTransactionRows(cache), blocks: [] };
+      memory = { rows: createTransactionRows(cache, stats), blocks: [] };
       memories.set(q, memory);
     }
     return memory;

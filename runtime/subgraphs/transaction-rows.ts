@@ -31,6 +31,7 @@ import {
   type TaggedTarget,
   updateRowsSql,
 } from "./table-sql.js";
+import type { TableStats } from "./table-stats.js";
 import type { IncrementOp, TableMeta } from "./types.js";
 
 /** An upsert or increment run (op-runs.ts): what this cache applies. */
@@ -82,13 +83,22 @@ export interface TransactionRows {
   forget(): void;
   /** Whether rows or undo entries wait to be written. */
   pending(): boolean;
+  /** A statement inserted `rows` rows into the table (counted for its statistics at flush). */
+  inserted(target: TableTarget, rows: number): void;
 }
 
 const tableKey = (target: TableTarget) => `${target.schema}.${target.meta.name}`;
 
-export function createTransactionRows(cache: StatementCache): TransactionRows {
+export function createTransactionRows(cache: StatementCache, stats?: TableStats): TransactionRows {
   const tables = new Map<string, TableRows>();
   const spareIds = new Map<string, number[]>();
+  // Rows added per table in this transaction, for the planner's statistics (table-stats.ts).
+  const growth = new Map<string, { target: TableTarget; rows: number }>();
+  const grow = (target: TableTarget, rows: number) => {
+    const entry = growth.get(tableKey(target)) ?? { target, rows: 0 };
+    entry.rows += rows;
+    growth.set(tableKey(target), entry);
+  };
   let now: string | null = null;
 
   const sql = (target: TaggedTarget, name: string, build: () => string): string => {
@@ -202,6 +212,7 @@ export function createTransactionRows(cache: StatementCache): TransactionRows {
   async function flushTable(q: Queryable, t: TableRows): Promise<void> {
     const meta = t.target.meta;
     if (t.created.size > 0) {
+      grow(t.target, t.created.size);
       const rows = [...t.created].sort((a, b) => a - b).map((id) => t.rows.get(id) as RenderedRow);
       await q.query(
         sql(t.target, "insert", () => insertRowsSql(t.target)),
@@ -284,6 +295,12 @@ export function createTransactionRows(cache: StatementCache): TransactionRows {
 
     async flush(q) {
       for (const t of tables.values()) await flushTable(q, t);
+      if (stats !== undefined) for (const { target, rows } of growth.values()) await stats.grew(q, target, rows);
+      growth.clear();
+    },
+
+    inserted(target, rows) {
+      grow(target, rows);
     },
 
     forgetTable(target) {
