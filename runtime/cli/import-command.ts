@@ -5,7 +5,7 @@ import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
 import { assembleIngest } from "../ingest-wiring.js";
-import { DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
+import { DEFAULT_BATCH_MB, DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
 import { startWorkerDecoder } from "./worker-decoder.js";
 import { createProgress } from "./progress.js";
 
@@ -19,17 +19,18 @@ export function registerImportCommand(program: Command): void {
     .option("--quiet", "no progress line")
     .option(
       "--batch-size <n>",
-      `requests per database transaction (each block always lies wholly inside one); default ${DEFAULT_BATCH_SIZE}`,
-      (v) => {
-        const n = Number(v);
-        if (!Number.isInteger(n) || n < 1 || n > 10_000)
-          throw new InvalidArgumentError("must be a whole number from 1 to 10000");
-        return n;
-      },
+      `at most this many requests per database transaction (each block always lies wholly inside one); default ${DEFAULT_BATCH_SIZE}`,
+      wholeNumber("--batch-size", 1, 100_000),
       DEFAULT_BATCH_SIZE,
     )
+    .option(
+      "--batch-mb <n>",
+      `at most this many megabytes of requests per database transaction; default ${DEFAULT_BATCH_MB}`,
+      wholeNumber("--batch-mb", 1, 1024),
+      DEFAULT_BATCH_MB,
+    )
     .addHelpText("after", "\nUses DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database), like the service.")
-    .action(async (file: string, opts: { quiet?: boolean; batchSize: number }) => {
+    .action(async (file: string, opts: { quiet?: boolean; batchSize: number; batchMb: number }) => {
       if (!fs.existsSync(file) || !fs.statSync(file).isFile()) {
         program.error(`sluice import: no such file: ${file}`, { exitCode: 2 });
       }
@@ -49,7 +50,7 @@ export function registerImportCommand(program: Command): void {
             `importing ${file} into ${db.kind === "postgres" ? "PostgreSQL" : config.dataDir} (started in ${startupSeconds.toFixed(1)}s: database opened and migrated)\n`,
           );
         const summary = await importReplayFile(file, ingestor, opts.quiet ? undefined : createProgress(), {
-          batchSize: opts.batchSize,
+          batch: { maxRequests: opts.batchSize, maxBytes: opts.batchMb * 1024 * 1024 },
           decoder,
         }).finally(() => decoder.close());
         process.stdout.write(`${describeSummary(file, summary, startupSeconds)}\n`);
@@ -58,4 +59,14 @@ export function registerImportCommand(program: Command): void {
         await db.close();
       }
     });
+}
+
+/** A commander parser for a whole-number option within [min, max]. */
+function wholeNumber(flag: string, min: number, max: number): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}`);
+    return n;
+  };
 }

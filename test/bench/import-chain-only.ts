@@ -20,9 +20,9 @@ try {
     logger: silentLogger,
     finalityBurnConfirmations: config.finalityBurnConfirmations,
   });
-  // 64 requests per transaction: with no subgraph rows, larger batches only save commits.
+  // The import's default batching unless BENCH_BATCH sets a number of requests per transaction.
   const summary = await importReplayFile(file, ingestor, undefined, {
-    batchSize: Number(process.env.BENCH_BATCH ?? 64),
+    batch: process.env.BENCH_BATCH ? { maxRequests: Number(process.env.BENCH_BATCH) } : {},
   });
   process.stdout.write(`${describeSummary(file, summary)}\n`);
 } finally {

@@ -49,7 +49,7 @@ describe.skipIf(!hasFixtures)("sluice import", () => {
       const ingestor = createIngestor({ db: testDb.db, logger: silentLogger, finalityBurnConfirmations: 6 });
       const full = path.join(apiDir, file);
       const rows = readReplayTsv(full);
-      const first = await importReplayFile(full, ingestor, undefined, { batchSize: 7 });
+      const first = await importReplayFile(full, ingestor, undefined, { batch: { maxRequests: 7 } });
       expect(first.rows).toBe(rows.length);
       expect(first.malformed).toBe(0);
 
@@ -98,11 +98,11 @@ describe("sluice import: a request repeated in the file", () => {
     const ingestor = () => createIngestor({ db: testDb.db, logger: silentLogger, finalityBurnConfirmations: 6 });
 
     await testDb.reset();
-    await importReplayFile(original, ingestor(), undefined, { batchSize: 16 });
+    await importReplayFile(original, ingestor(), undefined, { batch: { maxRequests: 16 } });
     const want = await chainState(testDb.db);
 
     await testDb.reset();
-    const summary = await importReplayFile(withCopies, ingestor(), undefined, { batchSize: 16 });
+    const summary = await importReplayFile(withCopies, ingestor(), undefined, { batch: { maxRequests: 16 } });
     expect(summary.rows).toBe(lines.length + 2);
     expect(summary.skipped).toBe(repeated.length - 1);
     expect(await chainState(testDb.db)).toEqual(want);
@@ -117,6 +117,21 @@ describe("sluice import: bad input", () => {
     const res = await runCli(["import", path.join(dir, "nope.tsv")], { DATA_DIR: path.join(dir, "data1") });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/no such file: .*nope\.tsv/);
+  });
+
+  it.each([
+    ["--batch-size", "0"],
+    ["--batch-size", "2.5"],
+    ["--batch-mb", "0"],
+    ["--batch-mb", "lots"],
+  ])("%s %s is refused before anything is opened", async (flag, value) => {
+    const file = path.join(dir, "empty.tsv");
+    fs.writeFileSync(file, "");
+    const data = path.join(dir, `data-${flag}-${value}`);
+    const res = await runCli(["import", flag, value, file], { DATA_DIR: data });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(`${flag} must be a whole number`);
+    expect(fs.existsSync(data)).toBe(false);
   });
 
   it("a line without four columns fails with file:line and the expected format, no stack trace", async () => {

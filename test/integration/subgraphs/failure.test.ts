@@ -136,7 +136,7 @@ describe("a subgraph whose rows the database refuses", () => {
         finalityBurnConfirmations: config.finalityBurnConfirmations,
         hooks: [engine.hooks],
       });
-      const summary = await importReplayFile(file, ingestor, undefined, { batchSize: 16 });
+      const summary = await importReplayFile(file, ingestor, undefined, { batch: { maxRequests: 16 } });
       expect(summary.malformed).toBe(0);
       await engine.close();
       await expectIsolated();

@@ -130,7 +130,7 @@ describe("a counter refused in one block and valid again at the transaction's en
         finalityBurnConfirmations: config.finalityBurnConfirmations,
         hooks: [engine.hooks],
       });
-      const summary = await importReplayFile(file, ingestor, undefined, { batchSize: requests.length });
+      const summary = await importReplayFile(file, ingestor, undefined, { batch: { maxRequests: requests.length } });
       expect(summary.malformed).toBe(0);
       await engine.close();
       await expectFailedBeforeDip();
