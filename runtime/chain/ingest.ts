@@ -129,8 +129,9 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     };
     const quick = planForkChoice({ tip: current, block: ref, branch: [], forkBase: null });
     if (quick.kind === "extend") {
-      await insertBlockRows(q, block, true);
-      for (const h of hooks) await h.applyBlock(q, block);
+      await withRowsInserted(insertBlockRows(q, block, true), async () => {
+        for (const h of hooks) await h.applyBlock(q, block);
+      });
       await updateTip(
         q,
         {
@@ -398,6 +399,23 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
  * The server flushes its WAL by itself within a fraction of a second, so killing our process loses
  * nothing. PGlite runs inside our process and has no WAL writer: there, commits stay synchronous.
  */
+/**
+ * Runs `work` while the block's chain rows are still being inserted: the connection queues the
+ * hooks' statements behind the insert, and the hooks' own computing overlaps the server's. An
+ * insert that failed is the error reported (the hooks' statements then failed only because the
+ * transaction was aborted).
+ */
+async function withRowsInserted(inserting: Promise<void>, work: () => Promise<void>): Promise<void> {
+  inserting.catch(() => {}); // awaited below on every path
+  try {
+    await work();
+  } catch (err) {
+    await inserting;
+    throw err;
+  }
+  await inserting;
+}
+
 async function relaxCommit(q: Queryable, kind: Db["kind"]): Promise<void> {
   if (kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
 }

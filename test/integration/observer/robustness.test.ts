@@ -79,6 +79,31 @@ describe.skipIf(!hasFixtures)("observer robustness", () => {
     expect(blocks.rows.length).toBe(2);
   });
 
+  it("a block the database refuses is recorded with the database's reason, and later blocks go on", async () => {
+    const [first, second] = scenario2();
+    const block = JSON.parse(first.body);
+    // A microblock sequence beyond the column's range: decodes, but the database refuses it (a
+    // data exception, so on every run), while the hooks' statements queue behind the insert.
+    const refused = JSON.stringify({
+      ...block,
+      transactions: block.transactions.map((t: object, i: number) =>
+        i === 0 ? { ...t, microblock_sequence: 2 ** 40 } : t,
+      ),
+    });
+    await postObserver(service.observerUrl, first.path, refused);
+    await postObserver(service.observerUrl, first.path, first.body);
+    await postObserver(service.observerUrl, second.path, second.body);
+    await service.idle();
+
+    const { rows } = await testDb.db.query<{ error: string }>(
+      "SELECT error FROM control.journal WHERE state = 'malformed' ORDER BY id",
+    );
+    expect(rows.map((r) => r.error)).toEqual([expect.stringMatching(/database rejected the data: .*out of range/)]);
+    expect(rows[0].error).not.toMatch(/transaction is aborted/);
+    const blocks = await testDb.db.query("SELECT 1 FROM chain.blocks");
+    expect(blocks.rows.length).toBe(2);
+  });
+
   it("stores a block posted twice once; the second post changes nothing", async () => {
     const [first] = scenario2();
     await postObserver(service.observerUrl, first.path, first.body);
