@@ -2,7 +2,7 @@
  * Writes a subgraph's planned row operations: per table, in chain
  * order, one statement per run (op-runs.ts), journaling pre-images for blocks that can still
  * reorg, and — when asked — turning the results into RowChanges. Given the transaction's rows
- * (transaction-rows.ts), upsert and increment runs are folded in memory instead and written once
+ * (transaction-rows.ts), upsert, increment and insert runs are folded in memory instead and written once
  * at the transaction's end; a statement on the same table writes them first.
  */
 import { schemaTag } from "../db/prepared-statements.js";
@@ -77,7 +77,7 @@ export async function applyTableOps(
 ): Promise<DraftChange[]> {
   const out: DraftChange[] = [];
   for (const run of buildRuns(target.meta, ops)) {
-    if (memory !== undefined && (run.kind === "upsert" || run.kind === "increment")) {
+    if (memory !== undefined && (run.kind === "upsert" || run.kind === "increment" || run.kind === "insert")) {
       out.push(...(await memory.apply(q, target, run, journal, collect)));
       continue;
     }

@@ -1,6 +1,6 @@
 /**
- * The in-memory half of writing each row once per transaction, pure: applies an upsert or an
- * increment to a row's current state (as the read API renders it) exactly as the statement in
+ * The in-memory half of writing each row once per transaction, pure: applies an upsert, an
+ * increment or an insert to a row's current state (as the read API renders it) exactly as the statement in
  * table-sql.ts would, and checks the result against what the database would refuse.
  *
  * The checks are stricter than PostgreSQL on purpose: a value they cannot vouch for (a number in
@@ -76,9 +76,10 @@ export interface FreshRow {
 }
 
 /**
- * The row after one upsert or increment: `before` is the current row (undefined: none matched the
- * key, `fresh` supplies the new row's system columns). Upsert overwrites the columns it names;
- * increment adds its deltas (a null counts as 0) and overwrites its other values.
+ * The row after one upsert, increment or insert: `before` is the current row (undefined: none
+ * matched the key, or an insert; `fresh` supplies the new row's system columns). Upsert and insert
+ * write the columns they name; increment adds its deltas (a null counts as 0) and overwrites its
+ * other values.
  */
 export function foldOp(
   meta: TableMeta,
@@ -87,7 +88,9 @@ export function foldOp(
   fresh: FreshRow | undefined,
 ): RenderedRow {
   const op = planned.op;
-  if (op.kind !== "upsert" && op.kind !== "increment") throw new Error(`cannot fold a ${op.kind} in memory`);
+  if (op.kind !== "upsert" && op.kind !== "increment" && op.kind !== "insert")
+    throw new Error(`cannot fold a ${op.kind} in memory`);
+  if (op.kind === "insert" && before !== undefined) throw new Error("an insert makes a new row");
   let row: RenderedRow;
   if (before !== undefined) {
     row = { ...before };
@@ -103,7 +106,7 @@ export function foldOp(
   const set = (values: Record<string, unknown>) => {
     for (const c in values) row[c] = renderInput(typeOf(meta, c), values[c]);
   };
-  if (op.kind === "upsert") {
+  if (op.kind === "upsert" || op.kind === "insert") {
     set(op.values);
   } else {
     set(op.key);
@@ -117,7 +120,7 @@ export function foldOp(
   }
   // A stored row passed these checks before: only the columns this operation wrote can break them.
   if (before === undefined) checkRow(meta, row);
-  else checkColumns(meta, row, op.kind === "upsert" ? op.values : { ...op.key, ...op.deltas, ...op.values });
+  else checkColumns(meta, row, op.kind === "increment" ? { ...op.key, ...op.deltas, ...op.values } : op.values);
   return row;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The rows one ingest transaction touches through upserts and increments, held in memory and
+ * The rows one ingest transaction touches through upserts, increments and inserts, held in memory and
  * written once, at its end (or before anything reads the tables: another statement on the same
  * table, a reorg's revert).
  *
@@ -18,7 +18,7 @@
 import { schemaTag } from "../db/prepared-statements.js";
 import type { Queryable } from "../db/types.js";
 import { type DraftChange, draft, renderRow, type Run, type SeqOp } from "./op-runs.js";
-import { foldOp, type FreshRow, keyHasNull, keyOf, paramOf, type RenderedRow } from "./row-fold.js";
+import { foldOp, type FreshRow, keyHasNull, keyOf, paramOf, type RenderedRow, RowRefusedError } from "./row-fold.js";
 import {
   INSERT_UNDO_ROWS_SQL,
   insertRowsSql,
@@ -34,8 +34,9 @@ import {
 import type { TableStats } from "./table-stats.js";
 import type { IncrementOp, TableMeta } from "./types.js";
 
-/** An upsert or increment run (op-runs.ts): what this cache applies. */
-export type KeyedRun = Extract<Run, { kind: "upsert" | "increment" }>;
+/** An upsert, increment or insert run (op-runs.ts): what this cache applies. */
+export type MemoryRun = Extract<Run, { kind: "upsert" | "increment" | "insert" }>;
+type KeyedRun = Extract<Run, { kind: "upsert" | "increment" }>;
 
 interface UndoEntry {
   hash: string;
@@ -61,11 +62,11 @@ interface TableRows {
 }
 
 export interface TransactionRows {
-  /** Applies an upsert/increment run of one table in memory; returns its changes when `collect`. */
+  /** Applies an upsert/increment/insert run of one table in memory; returns its changes when `collect`. */
   apply(
     q: Queryable,
     target: TaggedTarget,
-    run: KeyedRun,
+    run: MemoryRun,
     journal: JournalTarget | null,
     collect: boolean,
   ): Promise<DraftChange[]>;
@@ -165,7 +166,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     q: Queryable,
     t: TableRows,
     key: readonly string[],
-    run: KeyedRun,
+    run: MemoryRun,
     texts: readonly (string | null)[],
   ): Promise<number> {
     const ids = indexOf(t, key);
@@ -243,9 +244,63 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     t.undo = [];
   }
 
+  /** Records a row's undo entry: only its first change in each journaled block. */
+  function journalChange(t: TableRows, rowId: number, journal: JournalTarget | null, before: RenderedRow | undefined) {
+    if (journal === null || t.journaledIn.get(rowId) === journal.indexBlockHash) return;
+    t.journaledIn.set(rowId, journal.indexBlockHash);
+    t.undo.push({
+      hash: journal.indexBlockHash,
+      height: journal.blockHeight,
+      rowId,
+      op: before === undefined ? "insert" : "update",
+      pre: before === undefined ? null : JSON.stringify(before),
+    });
+  }
+
+  /**
+   * New rows, each with a fresh `_id`. A row whose unique key another row already holds (stored,
+   * made earlier in this transaction, or earlier in this run) would be refused by the database:
+   * RowRefusedError, and the statement path lets the database decide.
+   */
+  async function insertRows(
+    q: Queryable,
+    t: TableRows,
+    run: Extract<Run, { kind: "insert" }>,
+    journal: JournalTarget | null,
+    collect: boolean,
+  ): Promise<DraftChange[]> {
+    const meta = t.target.meta;
+    for (const key of meta.uniqueKeys) {
+      const texts = run.ops.map((o) => {
+        const values = keyValues(o);
+        return keyHasNull(key, values) ? null : keyOf(meta, key, values);
+      });
+      await readMissing(q, t, key, run, texts);
+      const taken = indexOf(t, key);
+      const inRun = new Set<string>();
+      for (const k of texts) {
+        if (k === null) continue;
+        if (taken.has(k) || inRun.has(k)) throw new RowRefusedError(`${meta.name}: (${key.join(", ")}) already taken`);
+        inRun.add(k);
+      }
+    }
+    await reserve(q, t, run.ops.length);
+    const out: DraftChange[] = [];
+    for (const planned of run.ops) {
+      const row = foldOp(meta, undefined, planned, takeFresh(t));
+      const rowId = Number(row._id);
+      journalChange(t, rowId, journal, undefined);
+      store(t, rowId, row);
+      t.created.add(rowId);
+      if (collect) out.push(draft(t.target.subgraph, meta, planned, "created", row));
+    }
+    return out;
+  }
+
   return {
     async apply(q, target, run, journal, collect) {
       const t = tableOf(target);
+      if (run.kind === "insert") return insertRows(q, t, run, journal, collect);
       const meta = target.meta;
       const key = run.key;
       const signature = key.join(",");
@@ -264,16 +319,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
         const before = id === undefined ? undefined : t.rows.get(id);
         const next = foldOp(meta, before, planned, before === undefined ? takeFresh(t) : undefined);
         const rowId = Number(next._id);
-        if (journal !== null && t.journaledIn.get(rowId) !== journal.indexBlockHash) {
-          t.journaledIn.set(rowId, journal.indexBlockHash);
-          t.undo.push({
-            hash: journal.indexBlockHash,
-            height: journal.blockHeight,
-            rowId,
-            op: before === undefined ? "insert" : "update",
-            pre: before === undefined ? null : JSON.stringify(before),
-          });
-        }
+        journalChange(t, rowId, journal, before);
         store(t, rowId, next, text === null ? undefined : { signature, text });
         if (before === undefined) t.created.add(rowId);
         else if (!t.created.has(rowId)) t.changed.add(rowId);
@@ -320,7 +366,9 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
 }
 
 function keyValues(planned: SeqOp): Record<string, unknown> {
-  return planned.op.kind === "upsert" ? planned.op.values : (planned.op as IncrementOp).key;
+  const op = planned.op;
+  if (op.kind === "upsert" || op.kind === "insert") return op.values;
+  return (op as IncrementOp).key;
 }
 
 /** Rows as one parameter array per physical column (declared order), values as parameters. */

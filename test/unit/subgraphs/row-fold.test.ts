@@ -1,4 +1,4 @@
-/** foldOp / renderInput / checkRow: upserts and increments applied to a row in memory. */
+/** foldOp / renderInput / checkRow: upserts, increments and inserts applied to a row in memory. */
 import { describe, expect, it } from "vitest";
 import { subgraphs } from "../../../generated/index.js";
 import type { SeqOp } from "../../../runtime/subgraphs/op-runs.js";
@@ -43,6 +43,17 @@ describe("foldOp", () => {
     expect(second.amount).toBe((2n ** 70n - 3n).toString());
     expect(second).toMatchObject({ _id: 41, _created_at: fresh.createdAt, _block_height: "9", _tx_id: "0xt2" });
     expect(first.amount).toBe(big); // the earlier state is not changed in place
+  });
+
+  it("an insert makes a new row of exactly its values (others null) and refuses a missing NOT NULL value", () => {
+    const insert = (values: Record<string, unknown>) => planned({ kind: "insert", table: "names", values });
+    const row = foldOp(names, undefined, insert({ fqn: "b.btc", name: "b", namespace: "btc", topic: "new" }), fresh);
+    expect(row).toMatchObject({ fqn: "b.btc", name: "b", namespace: "btc", topic: "new", owner: null, _id: 41 });
+    expect(Object.keys(row)).toEqual(Object.keys(names.columns));
+    expect(() => foldOp(names, undefined, insert({ fqn: "c.btc", name: "c", topic: "new" }), fresh)).toThrow(
+      RowRefusedError,
+    );
+    expect(() => foldOp(names, row, insert({ fqn: "b.btc" }), undefined)).toThrow(/new row/);
   });
 
   it("upserts overwrite only the columns they name", () => {
