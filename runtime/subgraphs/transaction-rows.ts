@@ -36,7 +36,6 @@ import type { IncrementOp, TableMeta } from "./types.js";
 
 /** An upsert, increment or insert run (op-runs.ts): what this cache applies. */
 export type MemoryRun = Extract<Run, { kind: "upsert" | "increment" | "insert" }>;
-type KeyedRun = Extract<Run, { kind: "upsert" | "increment" }>;
 
 interface UndoEntry {
   hash: string;
