@@ -29,6 +29,8 @@ export interface FakeStripe {
   pay(sessionId: string): Obj;
   /** The PaymentIntents the off-session refills created. */
   paymentIntents(): Obj[];
+  /** Forgets the requests and PaymentIntents seen so far, and stops declining. */
+  reset(): void;
   /** Makes off-session payments fail with a card decline until set back to false. */
   declineOffSession(decline: boolean): void;
   /** A Stripe event object (`object: "event"`) around `object`. */
@@ -44,10 +46,11 @@ export function parseStripeForm(body: string): Obj {
   for (const [key, value] of new URLSearchParams(body)) {
     const path = key.replace(/\]/g, "").split("[");
     let node: Obj = root;
-    path.forEach((part, i) => {
-      if (i === path.length - 1) node[part] = value;
-      else node = (node[part] ??= {}) as Obj;
-    });
+    for (const part of path.slice(0, -1)) {
+      if (typeof node[part] !== "object") node[part] = {};
+      node = node[part] as Obj;
+    }
+    node[path[path.length - 1]] = value;
   }
   const arrays = (v: unknown): unknown => {
     if (typeof v !== "object" || v === null) return v;
@@ -236,6 +239,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return publicSession(s);
     },
     paymentIntents: () => [...refills],
+    reset() {
+      requests.length = 0;
+      refills.length = 0;
+      decline = false;
+    },
     declineOffSession(d) {
       decline = d;
     },
