@@ -21,3 +21,6 @@ export { createCreditsApp, createCreditsRouter, type CreditsRouterDeps } from ".
 export { type BalanceView, type ChargeResult, type CreditsService, createCreditsService } from "./service.js";
 export { createStripeProvider, type StripeProviderOptions } from "./stripe-provider.js";
 export { chargeStatus } from "./charge-status.js";
+export { archiveCommandOf, formatBalance, registerArchiveCreditCommands } from "./command.js";
+export { CreditsRequestError, fetchBalance, loadCreditKey } from "./client.js";
+export { CreditsShortError, checkRestoreCost } from "./restore-cost.js";
