@@ -187,6 +187,9 @@ export async function chargeBundle(
   });
 }
 
+/** How long a started refill may wait for its provider's confirmation before another may start. */
+export const STALE_REFILL_MS = 24 * 60 * 60 * 1000;
+
 /** Reserves one refill when this charge crossed the key's threshold and none is in flight. */
 async function reserveRefill(
   q: Queryable,
@@ -199,6 +202,13 @@ async function reserveRefill(
   const { refill_threshold_cents: threshold, refill_pack_cents: pack } = key;
   if (threshold === null || pack === null || !crossesThreshold(before, after, threshold)) return null;
   if (!key.provider_customer || !key.provider_payment_method) return null;
+  // A refill whose payment was never confirmed stops blocking the next one after a day; if its
+  // event still arrives it is credited then (the money was taken).
+  await q.query(
+    `UPDATE credits.refills SET status = 'failed', finished_at = $2, error = 'no confirmation from the payment provider within a day'
+     WHERE key_id = $1 AND status = 'started' AND created_at < $3`,
+    [key.key_id, now, new Date(now.getTime() - STALE_REFILL_MS)],
+  );
   const refillId = newRefillId();
   const { rowCount } = await q.query(
     `INSERT INTO credits.refills (refill_id, key_id, amount_cents, status, created_at) VALUES ($1, $2, $3, 'started', $4)

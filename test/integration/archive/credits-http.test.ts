@@ -40,6 +40,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await t.reset();
   fake.reset();
+  clock.set("2026-05-02T10:00:00Z");
   const provider = createStripeProvider({
     secretKey: "sk_test_archive",
     webhookSecret: WHSEC,
@@ -255,6 +256,43 @@ describe("archive credits over HTTP with Stripe Checkout", () => {
     expect(await charge(3, 300)).toMatchObject({ ok: true, balanceCents: 100 });
     await server.service.settled();
     expect(fake.paymentIntents()).toHaveLength(1); // no retry storm below the threshold
+  });
+
+  it("a refill never confirmed stops blocking the next one after a day, and is credited if its event comes late", async () => {
+    const { secret, keyId, event } = await buyAndPay(10);
+    await postEvent(event);
+    await call("PUT", "/auto-refill", { auth: secret, body: { threshold: 5, pack: 10 } });
+    const charge = (i: number, cents: number) =>
+      server.service.chargeForBundle(
+        secret,
+        { partition: `bundles/${i}`, priceCents: cents, kind: "bootstrap" },
+        `s:${i}`,
+      );
+    const topUp = (cents: number) => server.service.grant({ keyId, amountCents: cents });
+    expect(await charge(1, 600)).toMatchObject({ ok: true, balanceCents: 400 }); // crosses: refill 1 started
+    await server.service.settled();
+    await topUp(1000); // 1400
+    clock.set("2026-05-03T09:00:00Z"); // 23 h later: refill 1 still in flight
+    expect(await charge(2, 1000)).toMatchObject({ ok: true, balanceCents: 400 });
+    await server.service.settled();
+    expect(fake.paymentIntents()).toHaveLength(1);
+    await topUp(1000); // 1400
+    clock.set("2026-05-03T10:00:01Z"); // a day and a second after refill 1
+    expect(await charge(3, 1000)).toMatchObject({ ok: true, balanceCents: 400 });
+    await server.service.settled();
+    const intents = fake.paymentIntents();
+    expect(intents).toHaveLength(2);
+    const { rows } = await t.db.query<{ status: string; error: string | null }>(
+      "SELECT status, error FROM credits.refills WHERE key_id = $1 ORDER BY created_at",
+      [keyId],
+    );
+    expect(rows.map((r) => r.status)).toEqual(["failed", "started"]);
+    expect(rows[0].error).toMatch(/no confirmation/);
+    // The first payment's event arrives late: the money was taken, so it is credited.
+    expect((await postEvent(fake.event("payment_intent.succeeded", intents[0]))).body).toMatchObject({
+      credited_cents: 1000,
+    });
+    expect(await sumOfEntries(t.db, keyId)).toBe(1400);
   });
 
   it("auto-refill needs a card from an earlier purchase, and validates its input", async () => {
