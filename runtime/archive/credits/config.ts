@@ -11,11 +11,16 @@ import { migrateCredits } from "./migrations.js";
 import type { PaymentProvider } from "./provider.js";
 import { createStripeProvider } from "./stripe-provider.js";
 
+/** Price of one manifest price unit when ARCHIVE_UNIT_PRICE_CENTS is unset. */
+export const DEFAULT_UNIT_PRICE_CENTS = 10;
+
 export interface CreditsConfig {
   databaseUrl: string | null;
   /** Embedded ledger directory (its own database, apart from any instance's). */
   dir: string;
   operatorToken: string | null;
+  /** Cents per manifest price unit (ARCHIVE_UNIT_PRICE_CENTS, default 10). */
+  unitPriceCents: number;
   stripe: { secretKey: string; webhookSecret: string; returnUrl: string } | null;
 }
 
@@ -32,6 +37,10 @@ export function parseCreditsConfig(env: NodeJS.ProcessEnv, dataDir: string): Cre
   const operatorToken = get("ARCHIVE_OPERATOR_TOKEN");
   if (operatorToken && operatorToken.length < 16)
     problems.push("ARCHIVE_OPERATOR_TOKEN must be at least 16 characters");
+  const unitRaw = get("ARCHIVE_UNIT_PRICE_CENTS") ?? String(DEFAULT_UNIT_PRICE_CENTS);
+  const unitPriceCents = Number(unitRaw);
+  if (!/^\d{1,6}$/.test(unitRaw))
+    problems.push("ARCHIVE_UNIT_PRICE_CENTS must be a whole number of cents (0 to 999999)");
   const secretKey = get("STRIPE_SECRET_KEY");
   const webhookSecret = get("STRIPE_WEBHOOK_SECRET");
   const returnUrl = get("ARCHIVE_CHECKOUT_RETURN_URL");
@@ -44,7 +53,13 @@ export function parseCreditsConfig(env: NodeJS.ProcessEnv, dataDir: string): Cre
     if (secretKey && webhookSecret && returnUrl) stripe = { secretKey, webhookSecret, returnUrl };
   }
   if (problems.length) throw new ConfigError(problems);
-  return { databaseUrl, dir: get("ARCHIVE_CREDITS_DIR") ?? path.join(dataDir, "credits"), operatorToken, stripe };
+  return {
+    databaseUrl,
+    dir: get("ARCHIVE_CREDITS_DIR") ?? path.join(dataDir, "credits"),
+    operatorToken,
+    unitPriceCents,
+    stripe,
+  };
 }
 
 /** Opens and migrates the ledger's database. */

@@ -24,3 +24,11 @@ export { chargeStatus } from "./charge-status.js";
 export { archiveCommandOf, formatBalance, registerArchiveCreditCommands } from "./command.js";
 export { CreditsRequestError, fetchBalance, loadCreditKey } from "./client.js";
 export { CreditsShortError, checkRestoreCost } from "./restore-cost.js";
+export {
+  bundleIdempotencyKey,
+  bundlePriceCents,
+  chargeHeaders,
+  chargePresign,
+  IDEMPOTENCY_HEADER,
+  type PresignCharge,
+} from "./presign-charge.js";
