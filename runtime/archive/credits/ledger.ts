@@ -145,10 +145,10 @@ export async function chargeBundle(
     if (!key) return { ok: false, error: "UNKNOWN_CREDIT_KEY" };
     const before = await balanceOf(q, keyId);
 
-    const { rows: prior } = await q.query("SELECT * FROM credits.entries WHERE key_id = $1 AND idempotency_key = $2", [
-      keyId,
-      idempotencyKey,
-    ]);
+    const { rows: prior } = await q.query(
+      "SELECT * FROM credits.entries WHERE key_id = $1 AND idempotency_key = $2 AND kind IN ('charge', 'free_repair')",
+      [keyId, idempotencyKey],
+    );
     if (prior[0]) {
       const entry = toEntry(prior[0]);
       if (entry.partition !== bundle.partition || entry.bundle_kind !== bundle.kind)

@@ -38,13 +38,16 @@ CREATE TABLE credits.entries (
   payment_ref text UNIQUE,
   refund_of bigint UNIQUE REFERENCES credits.entries (entry_id),
   note text,
-  UNIQUE (key_id, idempotency_key),
   CHECK (CASE kind
     WHEN 'charge' THEN amount_cents <= 0
     WHEN 'free_repair' THEN amount_cents = 0
     ELSE amount_cents > 0 END)
 );
 CREATE INDEX entries_key_time ON credits.entries (key_id, created_at);
+-- Idempotency keys are per key and per purpose: a bundle charge's never collides with a grant's.
+CREATE UNIQUE INDEX entries_charge_once ON credits.entries (key_id, idempotency_key)
+  WHERE kind IN ('charge', 'free_repair');
+CREATE UNIQUE INDEX entries_grant_once ON credits.entries (key_id, idempotency_key) WHERE kind = 'grant';
 
 CREATE FUNCTION credits.refuse_entry_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

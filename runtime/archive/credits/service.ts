@@ -290,14 +290,10 @@ export function createCreditsService(deps: CreditsServiceDeps): CreditsService {
         });
       if (typeof email !== "string" || email.length > 254 || !EMAIL.test(email))
         throw badRequest("INVALID_EMAIL", "email must be an e-mail address (the receipt goes there)");
-      let fresh: ReturnType<typeof newCreditKey> | null = null;
-      let keyId: string;
-      if (creditKey !== null) keyId = (await keyFor(creditKey)).key_id;
-      else {
-        fresh = newCreditKey();
-        keyId = fresh.keyId;
-        await ledger.insertKey(db, fresh, now(), email);
-      }
+      // The key is written with its checkout, once the provider opened it: a failed checkout leaves
+      // no key whose secret nobody ever saw.
+      const fresh = creditKey === null ? newCreditKey() : null;
+      const keyId = fresh ? fresh.keyId : (await keyFor(creditKey as string)).key_id;
       const checkoutId = `co_${randomBytes(12).toString("base64url")}`;
       const session = await provider
         .createCheckout({ checkoutId, keyId, amountCents: packCents, email })
@@ -312,7 +308,10 @@ export function createCreditsService(deps: CreditsServiceDeps): CreditsService {
             },
           );
         });
-      await ledger.insertCheckout(db, { sessionId: session.sessionId, keyId, packCents, email, now: now() });
+      await db.transaction(async (q) => {
+        if (fresh) await ledger.insertKey(q, fresh, now(), email);
+        await ledger.insertCheckout(q, { sessionId: session.sessionId, keyId, packCents, email, now: now() });
+      });
       logger.info({
         msg: "checkout opened",
         credit_key_id: keyId,

@@ -315,6 +315,29 @@ describe("archive credits over HTTP with Stripe Checkout", () => {
     expect(off).toMatchObject({ status: 200, body: { auto_refill: null } });
   });
 
+  it("a checkout the provider cannot open answers 502 and leaves no key behind", async () => {
+    const down = createStripeProvider({
+      secretKey: "sk_test_archive",
+      webhookSecret: WHSEC,
+      successUrl: "https://archive.example/paid",
+      cancelUrl: "https://archive.example/cancelled",
+      api: { host: "127.0.0.1", port: 9, protocol: "http" }, // discard port: nothing listens
+    });
+    const broken = await startCreditsServer({ db: t.db, provider: down, now: clock.now });
+    try {
+      const res = await fetch(`${broken.url}/credits/checkout`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ pack: 25, email: "ops@example.com" }),
+      });
+      expect(res.status).toBe(502);
+      expect(((await res.json()) as { code: string }).code).toBe("PROVIDER_UNAVAILABLE");
+      expect((await t.db.query("SELECT * FROM credits.keys")).rows).toEqual([]);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it("answers bad input with clear 4xx codes", async () => {
     const cases: [string, string, { body?: unknown; auth?: string; raw?: string }, number, string][] = [
       ["POST", "/checkout", { body: { pack: 20, email: "a@b.co" } }, 400, "INVALID_PACK"],

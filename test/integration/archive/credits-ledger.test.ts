@@ -161,6 +161,19 @@ describe("archive credit ledger", () => {
     expect(await entryCount(keyId)).toBe(1);
   });
 
+  it("a grant's idempotency key never collides with a charge's", async () => {
+    const { secret, keyId } = await fundedKey(1000);
+    await service.chargeForBundle(secret, bundle("bundles/q", 300), "july");
+    const g1 = await service.grant({ keyId, amountCents: 500, idempotencyKey: "july" });
+    const g2 = await service.grant({ keyId, amountCents: 500, idempotencyKey: "july" });
+    expect([g1.duplicate, g2.duplicate]).toEqual([false, true]);
+    expect(await service.chargeForBundle(secret, bundle("bundles/q", 300), "july")).toMatchObject({
+      ok: true,
+      replayed: true,
+    });
+    expect(await sumOfEntries(t.db, keyId)).toBe(1000 - 300 + 500);
+  });
+
   it("entries are append-only: the database refuses UPDATE and DELETE", async () => {
     const { keyId } = await fundedKey(1000);
     await expect(
