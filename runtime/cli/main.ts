@@ -2,6 +2,7 @@
 /** The `sluice` CLI (DESIGN.md §1 entry points): every command has --help. */
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../internal/errors.js";
+import { archiveCommandOf, registerArchiveCreditCommands } from "../archive/credits/command.js";
 import { registerGeneratorCommands } from "../../generator/commands.js";
 import { registerSimulateCommand } from "../simulator/index.js";
 import { registerDevCommand } from "./dev-command.js";
@@ -18,6 +19,8 @@ registerSimulateCommand(program);
 registerGeneratorCommands(program);
 registerDevCommand(program);
 registerDispatcherCommand(program);
+// After any other `archive` registration: the credit commands join the existing group.
+registerArchiveCreditCommands(archiveCommandOf(program));
 
 try {
   await program.parseAsync(process.argv);
