@@ -3,9 +3,10 @@
  * import` (build first: `npm run build`) with all four built-in subgraphs and the webhook outbox
  * writers enabled, as in every run of it, on a fresh database per import, on PGlite (an on-disk
  * DATA_DIR) and PostgreSQL. It prints per chain the events/s (process wall, start-up included), then
- * the headline: the minimum across chains and the ratio min/best. On the hot chain it then runs the
- * default batching and `--batch-size 1` alternately (A, B, A, B, …) and prints both and their ratio,
- * and (PostgreSQL) reindexes asset-holdings from the stored blocks (events/s). Every figure line ends
+ * the headline: the minimum across chains and the ratio min/best. On one chain (the hot one unless
+ * BENCH_AB_CHAIN says otherwise) it then runs the default batching and `--batch-size 1` alternately
+ * (A, B, A, B, …) and prints both and their ratio; on PostgreSQL it reindexes asset-holdings from the
+ * hot chain's stored blocks (events/s). Every figure line ends
  * with the load average (as `uptime` prints it) when it was taken.
  *
  * Knobs (environment):
@@ -15,7 +16,8 @@
  *   BENCH_HOT_SHARE=0.8   share of events on the hot chain's few contracts and holders (seed "hot"; 0: no hot chain)
  *   BENCH_DB=pglite|postgres   one database only (default: both)
  *   BENCH_RUNS=1          imports per chain (the median is the chain's figure)
- *   BENCH_AB=2            default / --batch-size 1 pairs on the hot chain (0: none)
+ *   BENCH_AB=2            default / --batch-size 1 pairs (0: none)
+ *   BENCH_AB_CHAIN=hot    the chain they run on (a seed, or "hot")
  *
  *   npm run build && BENCH_BLOCKS=200 npx tsx test/bench/subgraphs.ts    # quick
  *
@@ -45,6 +47,7 @@ const HOT_SHARE = Number(process.env.BENCH_HOT_SHARE ?? 0.8);
 const ONLY = process.env.BENCH_DB; // "pglite" | "postgres" | undefined (both)
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const AB = Number(process.env.BENCH_AB ?? 2);
+const AB_CHAIN = process.env.BENCH_AB_CHAIN ?? "hot";
 const WORK = path.join(REPO_ROOT, ".tmp/bench");
 const HOT = "hot";
 
@@ -121,21 +124,21 @@ async function benchTarget(target: Target, chains: Chain[]): Promise<void> {
       `min/best ${(rate(min) / rate(best)).toFixed(2)}; per chain ${ranked.map(([n, f]) => `${n} ${fmt(rate(f))}`).join(", ")}; ${load()}`,
   );
 
-  const hot = chains.find((c) => c.name === HOT) ?? chains[0];
+  const abChain = chains.find((c) => c.name === AB_CHAIN) ?? chains[0];
   if (AB > 0) {
     const a: number[] = [];
     const b: number[] = [];
     for (let pair = 0; pair < AB; pair++) {
-      const fa = await importRun(target, hot);
+      const fa = await importRun(target, abChain);
       a.push(rate(fa));
-      log(`  A/B ${hot.name} pair ${pair + 1} A default:       ${describeCliImport(fa)}; ${load()}`);
-      const fb = await importRun(target, hot, ["--batch-size", "1"]);
+      log(`  A/B ${abChain.name} pair ${pair + 1} A default:       ${describeCliImport(fa)}; ${load()}`);
+      const fb = await importRun(target, abChain, ["--batch-size", "1"]);
       b.push(rate(fb));
-      log(`  A/B ${hot.name} pair ${pair + 1} B --batch-size 1: ${describeCliImport(fb)}; ${load()}`);
+      log(`  A/B ${abChain.name} pair ${pair + 1} B --batch-size 1: ${describeCliImport(fb)}; ${load()}`);
     }
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     log(
-      `  A/B ${target.label} chain ${hot.name}: default ${a.map(fmt).join(" / ")} events/s, --batch-size 1 ${b.map(fmt).join(" / ")}; ` +
+      `  A/B ${target.label} chain ${abChain.name}: default ${a.map(fmt).join(" / ")} events/s, --batch-size 1 ${b.map(fmt).join(" / ")}; ` +
         `default / batch-size-1 ${(mean(a) / mean(b)).toFixed(2)}; ${load()}`,
     );
   }
