@@ -46,6 +46,9 @@ export interface TxPlan {
   bnsOps?: BnsOp[];
 }
 
+/** The largest fee `contractCall` draws (µSTX): actions that spend STX keep it aside. */
+export const MAX_CALL_FEE = 60 * 500;
+
 export interface ActionContext {
   rng: Prng;
   state: ChainState;
@@ -56,10 +59,22 @@ export interface ActionContext {
   burnHeight: number;
   /** Burn block hash, hex without 0x. */
   burnHash: string;
+  /** The hot mix's busy users are the first `hotUsers` ones. */
+  hotUsers: number;
 }
 
 export function pickUser(ctx: ActionContext): number {
   return ctx.rng.below(ctx.accounts.userCount);
+}
+
+/** One of the hot mix's busy users. */
+export function pickHotUser(ctx: ActionContext): number {
+  return ctx.rng.below(ctx.hotUsers);
+}
+
+/** µSTX `account` may spend now (its balance less what an unexpired stacking lock holds). */
+export function spendableStx(ctx: ActionContext, account: Account): bigint {
+  return ctx.state.spendableStx(account.address, ctx.burnHeight);
 }
 
 /** A user other than `not` (the same one when there is only one). */
@@ -91,7 +106,7 @@ export function contractCall(
     sender,
     txType: "contract_call",
     payloadHex: contractCallPayload(contractId, functionName, args.map(cvHex)),
-    fee: rng.between(2, 60) * 500,
+    fee: rng.between(2, MAX_CALL_FEE / 500) * 500,
     result: cvRaw(result),
     events,
     contractInterface: null,

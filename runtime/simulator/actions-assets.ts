@@ -1,17 +1,21 @@
-/** STX, SIP-010 and SIP-009 actions, generic prints and throwaway deploys. */
+/** STX, SIP-010 and SIP-009 actions, generic prints and throwaway deploys; STX amounts stay within what the sender may spend. */
 import { Cl } from "@stacks/transactions";
 import { asciiHex, bufferFromHex, cvRaw, principalCv } from "./clarity-hex.js";
 import {
   type ActionContext,
+  MAX_CALL_FEE,
   type TxPlan,
   ZERO_COST,
   contractCall,
   pickOtherUser,
   pickUser,
+  spendableStx,
   userAccount,
 } from "./action-kit.js";
 import { throwawayContract } from "./contract-sources.js";
+import type { AssetContract } from "./contracts.js";
 import * as ev from "./events.js";
+import { MICRO_STX } from "./genesis.js";
 import { tokenTransferPayload, versionedContractPayload } from "./tx-wire.js";
 
 const EMPTY_MEMO = "00".repeat(34);
@@ -21,17 +25,26 @@ const WORDS = ["coffee", "rent", "invoice", "gift", "lunch", "refund", "tip", "p
 const CYCLE_LENGTH = { mainnet: 2100, testnet: 1050, devnet: 20 } as const;
 
 export function stxTransfer(ctx: ActionContext): TxPlan {
-  const { rng } = ctx;
   const from = pickUser(ctx);
+  return transferStx(ctx, from, pickOtherUser(ctx, from));
+}
+
+/** A token transfer of up to 5 STX, never more than the sender can spend once the fee is paid. */
+export function transferStx(ctx: ActionContext, from: number, to: number): TxPlan {
+  const { rng } = ctx;
   const sender = userAccount(ctx, from);
-  const recipient = userAccount(ctx, pickOtherUser(ctx, from));
-  const amount = rng.between(1, 50_000) * 100;
+  const recipient = userAccount(ctx, to);
+  const drawn = BigInt(rng.between(1, 50_000) * 100);
   const memo = rng.chance(0.3) ? asciiHex(`${rng.pick(WORDS)}-${rng.below(10_000)}`).padEnd(68, "0") : EMPTY_MEMO;
+  const fee = rng.between(180, 3000);
+  // A sender too poor for any amount keeps the drawn one: the block producer drops the plan.
+  const room = spendableStx(ctx, sender) - BigInt(fee);
+  const amount = room > 0n && room < drawn ? room : drawn;
   return {
     sender,
     txType: "token_transfer",
     payloadHex: tokenTransferPayload(recipient.principalHex, amount, memo),
-    fee: rng.between(180, 3000),
+    fee,
     result: "0x0703",
     events: [ev.stxTransfer(sender.address, recipient.address, amount, memo)],
     contractInterface: null,
@@ -60,7 +73,9 @@ export function stxMint(ctx: ActionContext): TxPlan {
 
 export function stxBurn(ctx: ActionContext): TxPlan {
   const sender = userAccount(ctx, pickUser(ctx));
-  const amount = ctx.rng.between(1, 10_000) * 10;
+  const drawn = BigInt(ctx.rng.between(1, 10_000) * 10);
+  const room = spendableStx(ctx, sender) - BigInt(MAX_CALL_FEE);
+  const amount = room > 0n && room < drawn ? room : drawn;
   return contractCall(
     ctx,
     sender,
@@ -73,14 +88,20 @@ export function stxBurn(ctx: ActionContext): TxPlan {
   );
 }
 
-/** pox-4 stack-stx by an unlocked user; falls back to a transfer when the picks are all locked. */
+/**
+ * pox-4 stack-stx by an unlocked user, locking no more than it may spend besides the fee; falls back
+ * to a transfer when the picks are all locked or too poor to lock 1 STX.
+ */
 export function stxLock(ctx: ActionContext): TxPlan {
   const { rng, state } = ctx;
   for (let attempt = 0; attempt < 4; attempt++) {
-    const index = pickUser(ctx);
-    if ((state.stxLockedUntil.get(index) ?? 0) > ctx.burnHeight) continue;
-    const stacker = userAccount(ctx, index);
-    const amount = BigInt(rng.between(100, 5000)) * 1_000_000_000n;
+    const stacker = userAccount(ctx, pickUser(ctx));
+    const lock = state.stxLocks.get(stacker.address);
+    if (lock && lock.unlockHeight > ctx.burnHeight) continue;
+    const room = spendableStx(ctx, stacker) - BigInt(MAX_CALL_FEE);
+    if (room < MICRO_STX) continue;
+    const drawn = BigInt(rng.between(100, 5000)) * 1_000_000_000n;
+    const amount = drawn <= room ? drawn : room - (room % MICRO_STX);
     const lockPeriod = rng.between(1, 12);
     const unlockHeight = ctx.burnHeight + lockPeriod * CYCLE_LENGTH[ctx.network];
     const signerKey = bufferFromHex(`02${rng.hex(32)}`);
@@ -104,7 +125,7 @@ export function stxLock(ctx: ActionContext): TxPlan {
     );
     const events = [ev.stxLock(ctx.contracts.pox4, stacker.address, amount, unlockHeight)];
     return contractCall(ctx, stacker, ctx.contracts.pox4, "stack-stx", args, result, events, () =>
-      state.set(state.stxLockedUntil, index, unlockHeight),
+      state.set(state.stxLocks, stacker.address, { amount, unlockHeight }),
     );
   }
   return stxTransfer(ctx);
@@ -127,9 +148,14 @@ export function ftTransfer(ctx: ActionContext): TxPlan {
   const { rng, state } = ctx;
   const token = rng.pick(ctx.contracts.transferableTokens);
   const from = pickUser(ctx);
+  if (state.balance(token.assetIdentifier, from) === 0n) return ftMint(ctx, from);
+  return transferFt(ctx, token, from, pickOtherUser(ctx, from));
+}
+
+/** Part of `from`'s balance of `token` (which must not be 0) to `to`, sometimes with a memo print. */
+export function transferFt(ctx: ActionContext, token: AssetContract, from: number, to: number): TxPlan {
+  const { rng, state } = ctx;
   const balance = state.balance(token.assetIdentifier, from);
-  if (balance === 0n) return ftMint(ctx, from);
-  const to = pickOtherUser(ctx, from);
   const sender = userAccount(ctx, from);
   const recipient = userAccount(ctx, to);
   const amount = 1n + (BigInt(rng.u32()) % balance);

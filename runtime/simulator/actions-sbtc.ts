@@ -7,7 +7,8 @@ import { Cl, addressFromVersionHash, addressToString } from "@stacks/transaction
 import { bufferFromHex, principalCv } from "./clarity-hex.js";
 import { type ActionContext, type TxPlan, contractCall, pickUser, userAccount } from "./action-kit.js";
 import * as ev from "./events.js";
-import type { WithdrawalRequest } from "./state.js";
+import type { Account } from "./accounts.js";
+import type { Holder, WithdrawalRequest } from "./state.js";
 
 const OK_TRUE = Cl.ok(Cl.bool(true));
 
@@ -23,9 +24,14 @@ export function sbtcAction(ctx: ActionContext): TxPlan {
 }
 
 function completeDeposit(ctx: ActionContext, recipientIndex = pickUser(ctx)): TxPlan {
+  return depositTo(ctx, recipientIndex, userAccount(ctx, recipientIndex));
+}
+
+/** complete-deposit-wrapper by the operator: sBTC minted to `recipient` (tracked under `holder`). */
+export function depositTo(ctx: ActionContext, holder: Holder, recipient: Account, sats?: bigint): TxPlan {
   const { rng, state, contracts } = ctx;
-  const recipient = userAccount(ctx, recipientIndex);
-  const amount = BigInt(rng.between(10, 50_000)) * 1000n;
+  const drawn = BigInt(rng.between(10, 50_000)) * 1000n;
+  const amount = sats ?? drawn;
   const bitcoinTxid = bufferFromHex(rng.hex(32));
   const outputIndex = Cl.uint(rng.between(0, 3));
   const burnHash = bufferFromHex(ctx.burnHash);
@@ -58,7 +64,7 @@ function completeDeposit(ctx: ActionContext, recipientIndex = pickUser(ctx)): Tx
     args,
     OK_TRUE,
     events,
-    () => state.addBalance(contracts.sbtcAsset, recipientIndex, amount),
+    () => state.addBalance(contracts.sbtcAsset, holder, amount),
   );
 }
 

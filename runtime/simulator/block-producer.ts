@@ -1,21 +1,26 @@
 /**
  * Produces one Stacks block on a given parent and burn block: tenure-change + coinbase when a tenure
- * opens (with the miner reward that matures then), the setup deploys in the first block, then
- * actions until the block's event target is met. Events are numbered block-wide in execution order,
- * then emitted shuffled, as a node does.
+ * opens (with the miner reward that matures then), in the first block the genesis funding, the setup
+ * deploys and (with a hot share) the pool's seeding, then actions until the block's event target is
+ * met, a `hotShare` of the events from hot actions. Every transaction's sender pays its fee and the
+ * STX its events move; an action it cannot pay for is not placed. Events are numbered block-wide in
+ * execution order, then emitted shuffled, as a node does.
  */
 import { createHash } from "node:crypto";
 import type { Account, AccountBook } from "./accounts.js";
 import { type ActionContext, type TxPlan, ZERO_COST } from "./action-kit.js";
 import { type MixKey, runAction } from "./actions.js";
+import { addLiquidity, hotAction, poolSeedDeposit } from "./actions-hot.js";
 import { type BlockHeader, type BurnBlock, type MaturedReward, type NodeTx, newBlockBody } from "./block-body.js";
 import { cvToPlainJson } from "./clarity-hex.js";
 import type { SimContracts } from "./contracts.js";
 import { nodeEvent } from "./events.js";
-import { maturingRewards, openTenure, type TenureLink } from "./miner-rewards.js";
+import { genesisPlan } from "./genesis.js";
+import { maturingRewards, openTenure, rewardTotal, type TenureLink } from "./miner-rewards.js";
 import type { SimulatorOptions } from "./options.js";
 import type { Prng, WeightedPicker } from "./prng.js";
 import type { ChainState, Journal } from "./state.js";
+import { applyStxMoves, canPay, stxEventMoves } from "./stx-ledger.js";
 import { type BlockSummary, emptyEventCounts } from "./truth.js";
 import {
   ANCHOR_ANY,
@@ -47,6 +52,9 @@ export interface BlockRecord {
   tenure: TenureLink | null;
   journal: Journal;
 }
+
+/** Busy users of the hot mix (the first ones; fewer when there are fewer users). */
+export const HOT_USERS = 3;
 
 export interface ProducedBlock {
   record: BlockRecord;
@@ -91,7 +99,7 @@ export function produceBlock(
   const events: Record<string, unknown>[] = [];
   let fees = 0n;
 
-  /** Appends a transaction and its events; a committed plan then applies its state changes. */
+  /** Appends a transaction and its events; its sender pays the fee; a committed one then moves STX and applies its plan. */
   const place = (draft: TxDraft, aborted: boolean, plan?: TxPlan) => {
     const nonce = state.takeNonce(draft.sender.label);
     const postConditionMode = aborted ? POST_CONDITION_DENY : draft.postConditionMode;
@@ -102,9 +110,11 @@ export function produceBlock(
       postConditionMode,
       payloadHex: draft.payloadHex,
     });
-    if (options.signing === "full") rawTx = resignTx(rawTx, draft.sender.privateKey);
+    // The boot address has no key: its genesis transaction keeps the all-zero signature.
+    if (options.signing === "full" && draft.sender.privateKey) rawTx = resignTx(rawTx, draft.sender.privateKey);
     const txid = txidOf(rawTx);
     fees += BigInt(draft.fee);
+    if (draft.fee > 0) state.addStx(draft.sender.address, -BigInt(draft.fee));
     txs.push({
       contract_interface: draft.contractInterface,
       execution_cost: draft.cost,
@@ -135,16 +145,34 @@ export function produceBlock(
         });
       }
     }
+    if (!aborted) applyStxMoves(state, stxEventMoves(draft.events));
     if (plan && !aborted) {
       plan.apply();
       if (plan.bnsOps) summary.bnsOps.push(...plan.bnsOps);
     }
   };
 
+  const ctx: ActionContext = {
+    rng,
+    state,
+    accounts: env.accounts,
+    contracts,
+    network: options.network,
+    height,
+    burnHeight: burn.height,
+    burnHash: burn.hash,
+    hotUsers: Math.min(HOT_USERS, env.accounts.userCount),
+  };
+  const placePlan = (plan: TxPlan, aborted = false) => {
+    const postConditionMode = plan.txType === "contract_call" ? POST_CONDITION_ALLOW : POST_CONDITION_DENY;
+    place({ ...plan, anchorMode: ANCHOR_ANY, postConditionMode }, aborted, plan);
+  };
+
   state.begin();
   const opening = tenureStart ? tenureDrafts(env, parent, burn) : null;
   if (opening) for (const draft of opening.drafts) place(draft, false);
   if (withSetupDeploys) {
+    placePlan(genesisPlan(options.network, env.accounts, options.genesisStx));
     for (const source of contracts.deploys) {
       place(
         systemDraft(
@@ -167,28 +195,28 @@ export function produceBlock(
         false,
       );
     }
+    if (options.hotShare > 0) {
+      placePlan(poolSeedDeposit(ctx));
+      placePlan(addLiquidity(ctx));
+    }
   }
 
   const mean = options.eventsPerBlock;
   const target = mean === 0 || env.mix.empty ? 0 : rng.between(Math.ceil(mean / 2), Math.floor((mean * 3) / 2));
-  const ctx: ActionContext = {
-    rng,
-    state,
-    accounts: env.accounts,
-    contracts,
-    network: options.network,
-    height,
-    burnHeight: burn.height,
-    burnHash: burn.hash,
-  };
   let produced = 0;
+  let hotProduced = 0;
   for (let guard = 0; produced < target && guard < target * 2 + 8; guard++) {
-    const plan = runAction(env.mix.pick(rng), ctx);
-    const aborted = plan.canAbort && rng.chance(options.abortRate);
-    const postConditionMode = plan.txType === "contract_call" ? POST_CONDITION_ALLOW : POST_CONDITION_DENY;
-    place({ ...plan, anchorMode: ANCHOR_ANY, postConditionMode }, aborted, plan);
+    // Hot actions keep their events at `hotShare` of the block's, counted as the block goes.
+    const hot = options.hotShare > 0 && hotProduced <= options.hotShare * produced;
+    const plan = hot ? hotAction(ctx) : runAction(env.mix.pick(rng), ctx);
+    if (!canPay(state, burn.height, plan.sender.address, plan.fee, plan.events)) continue;
+    placePlan(plan, plan.canAbort && rng.chance(options.abortRate));
     produced += plan.events.length;
+    if (hot) hotProduced += plan.events.length;
   }
+  // Rewards maturing in this block are paid after its transactions: none of them spends them.
+  const matured: MaturedReward[] = opening ? maturingRewards(parent.tenure) : [];
+  for (const reward of matured) state.addStx(reward.recipient, rewardTotal(reward));
   const journal = state.end();
   rng.shuffle(events);
 
@@ -209,9 +237,7 @@ export function produceBlock(
     signerSignatures: [signatureHex(rng), signatureHex(rng), signatureHex(rng)],
   };
   let tenure = parent.tenure;
-  let matured: MaturedReward[] = [];
   if (opening) {
-    matured = maturingRewards(parent.tenure);
     tenure = openTenure(parent.tenure, {
       blockHash,
       indexBlockHash,

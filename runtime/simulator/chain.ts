@@ -48,7 +48,9 @@ export class ChainSimulator {
       rng,
       state: new ChainState(),
       accounts,
-      contracts: simContracts(this.options.network, accounts.deployer.address),
+      contracts: simContracts(this.options.network, accounts.deployer.address, {
+        withPool: this.options.hotShare > 0,
+      }),
       mix: new WeightedPicker<MixKey>(this.options.mix),
     };
     this.recorder = recordTruth ? new TruthRecorder() : null;
@@ -104,7 +106,24 @@ export class ChainSimulator {
   truth(): GroundTruth {
     if (!this.recorder) throw new Error("truth recording was turned off");
     if (!this.finished) throw new Error("consume all payloads before asking for the truth");
-    return this.recorder.compute({ ...this.options });
+    return this.recorder.compute({ ...this.options }, this.balances());
+  }
+
+  /** The ledger at the tip (the state always follows the tip), keyed like asset-holdings rows. */
+  private balances(): Record<string, string> {
+    const { state, accounts } = this.env;
+    const totals = new Map<string, bigint>();
+    const add = (key: string, amount: bigint) => totals.set(key, (totals.get(key) ?? 0n) + amount);
+    for (const [address, amount] of state.stxBalances) add(`stx|STX|${address}`, amount);
+    for (const [key, amount] of state.ftBalances) {
+      const cut = key.lastIndexOf("|");
+      const holder = key.slice(cut + 1);
+      // A holder is a user index or a contract principal.
+      const address = /^\d+$/.test(holder) ? accounts.user(Number(holder)).address : holder;
+      add(`ft|${key.slice(0, cut)}|${address}`, amount);
+    }
+    const keys = [...totals.keys()].filter((key) => totals.get(key) !== 0n).sort();
+    return Object.fromEntries(keys.map((key) => [key, String(totals.get(key))]));
   }
 
   private *extend(first: boolean): Generator<SimPayload> {

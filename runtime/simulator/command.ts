@@ -6,6 +6,7 @@ import { MIX_KEYS } from "./actions.js";
 import { ChainSimulator } from "./chain.js";
 import {
   DEFAULT_OPTIONS,
+  MIN_GENESIS_STX,
   type Rate,
   type SigningMode,
   type SimulatorInput,
@@ -37,6 +38,8 @@ interface SimulateFlags {
   abortRate: number;
   tenureRate: number;
   sign: SigningMode;
+  genesisStx: number;
+  hotShare: number;
   quiet?: boolean;
 }
 
@@ -166,6 +169,18 @@ export function registerSimulateCommand(program: Command): void {
       wrap(signing),
       d.signing,
     )
+    .option(
+      "--genesis-stx <n>",
+      `STX the first block mints to every account that sends transactions (users, deployer, sBTC operator), as a devnet's genesis credits its configured balances; at least ${MIN_GENESIS_STX}. No account ever spends more than it holds (fees included): an action it cannot pay for is left out`,
+      integer(MIN_GENESIS_STX),
+      d.genesisStx,
+    )
+    .option(
+      "--hot-share <p>",
+      "share of events (0-1) taken by a few hot contracts and holders, as DEX pools and busy accounts take them on mainnet: swaps with an sBTC/STX pool (deployed and seeded in the first block), sBTC deposits and sBTC and STX transfers among the first 3 users; 0 = every event from --mix",
+      probability,
+      d.hotShare,
+    )
     .option("--quiet", "no progress or summary on stderr")
     .action(async (flags: SimulateFlags, command: Command) => {
       const fail = (message: string) =>
@@ -189,6 +204,8 @@ export function registerSimulateCommand(program: Command): void {
         abortRate: flags.abortRate,
         tenureRate: flags.tenureRate,
         signing: flags.sign,
+        genesisStx: flags.genesisStx,
+        hotShare: flags.hotShare,
       };
       const log = (line: string) => {
         if (!flags.quiet) process.stderr.write(`${line}\n`);

@@ -214,6 +214,90 @@ export function utilityContract(name: string): ContractSource {
   };
 }
 
+/**
+ * A constant-product sBTC/STX pool (0.3% fee) for the hot mix: liquidity in, swaps either way,
+ * each step printing a tuple with the amounts and the reserves after it.
+ */
+export function sbtcStxPool(name: string, sbtcTokenContractId: string): ContractSource {
+  const token = `'${sbtcTokenContractId}`;
+  const code = `;; ${name}: sBTC/STX constant-product pool used by the sluice devnet simulator
+(define-data-var reserve-sbtc uint u0)
+(define-data-var reserve-stx uint u0)
+(define-private (out-for (amount-in uint) (reserve-in uint) (reserve-out uint))
+  (/ (* (* amount-in u997) reserve-out) (+ (* reserve-in u1000) (* amount-in u997))))
+(define-public (add-liquidity (sbtc-amount uint) (stx-amount uint))
+  (begin
+    (try! (contract-call? ${token} transfer sbtc-amount tx-sender (as-contract tx-sender) none))
+    (try! (stx-transfer? stx-amount tx-sender (as-contract tx-sender)))
+    (var-set reserve-sbtc (+ (var-get reserve-sbtc) sbtc-amount))
+    (var-set reserve-stx (+ (var-get reserve-stx) stx-amount))
+    (print {topic: "add-liquidity", provider: tx-sender, sbtc-amount: sbtc-amount, stx-amount: stx-amount, reserve-sbtc: (var-get reserve-sbtc), reserve-stx: (var-get reserve-stx)})
+    (ok true)))
+(define-public (swap-sbtc-for-stx (amount-in uint) (min-out uint))
+  (let ((trader tx-sender) (out (out-for amount-in (var-get reserve-sbtc) (var-get reserve-stx))))
+    (asserts! (and (> out u0) (>= out min-out)) (err u1))
+    (try! (contract-call? ${token} transfer amount-in trader (as-contract tx-sender) none))
+    (try! (as-contract (stx-transfer? out tx-sender trader)))
+    (var-set reserve-sbtc (+ (var-get reserve-sbtc) amount-in))
+    (var-set reserve-stx (- (var-get reserve-stx) out))
+    (print {topic: "swap", trader: trader, token-in: "sbtc", amount-in: amount-in, amount-out: out, reserve-sbtc: (var-get reserve-sbtc), reserve-stx: (var-get reserve-stx)})
+    (ok out)))
+(define-public (swap-stx-for-sbtc (amount-in uint) (min-out uint))
+  (let ((trader tx-sender) (out (out-for amount-in (var-get reserve-stx) (var-get reserve-sbtc))))
+    (asserts! (and (> out u0) (>= out min-out)) (err u1))
+    (try! (stx-transfer? amount-in trader (as-contract tx-sender)))
+    (try! (as-contract (contract-call? ${token} transfer out tx-sender trader none)))
+    (var-set reserve-stx (+ (var-get reserve-stx) amount-in))
+    (var-set reserve-sbtc (- (var-get reserve-sbtc) out))
+    (print {topic: "swap", trader: trader, token-in: "stx", amount-in: amount-in, amount-out: out, reserve-sbtc: (var-get reserve-sbtc), reserve-stx: (var-get reserve-stx)})
+    (ok out)))
+(define-read-only (get-reserves) (ok {sbtc: (var-get reserve-sbtc), stx: (var-get reserve-stx)}))
+`;
+  const amounts: [string, AbiType][] = [
+    ["amount-in", UINT],
+    ["min-out", UINT],
+  ];
+  return {
+    name,
+    code,
+    abi: abi(
+      [
+        [
+          "add-liquidity",
+          "public",
+          [
+            ["sbtc-amount", UINT],
+            ["stx-amount", UINT],
+          ],
+          response(BOOL),
+        ],
+        ["swap-sbtc-for-stx", "public", amounts, response(UINT)],
+        ["swap-stx-for-sbtc", "public", amounts, response(UINT)],
+        [
+          "get-reserves",
+          "read_only",
+          [],
+          response(
+            {
+              tuple: [
+                { name: "sbtc", type: UINT },
+                { name: "stx", type: UINT },
+              ],
+            },
+            "none",
+          ),
+        ],
+      ],
+      {
+        variables: [
+          { name: "reserve-sbtc", type: UINT, access: "variable" },
+          { name: "reserve-stx", type: UINT, access: "variable" },
+        ],
+      },
+    ),
+  };
+}
+
 /** A throwaway contract for the `deploy` mix entry. */
 export function throwawayContract(name: string, value: number): ContractSource {
   return {

@@ -4,6 +4,7 @@ import {
   type ContractSource,
   bnsStandIn,
   sbtcStandIns,
+  sbtcStxPool,
   sip009Collection,
   sip010Token,
   utilityContract,
@@ -27,6 +28,8 @@ export interface SimContracts {
   sbtcWithdrawal: string;
   sbtcBootstrapSigners: string;
   utils: string;
+  /** The sBTC/STX pool of the hot mix (deployed only when the mix has a hot share). */
+  pool: string;
   /** SIP-010 tokens the deployer mints and burns. */
   fungibleTokens: AssetContract[];
   /** Tokens users transfer: the sim tokens plus sBTC (held after deposits). */
@@ -36,13 +39,18 @@ export interface SimContracts {
   deploys: ContractSource[];
 }
 
-const BOOT_ADDRESS: Record<Network, string> = {
+/** The boot (genesis) address of each network, which also owns the boot contracts (pox-4). */
+export const BOOT_ADDRESS: Record<Network, string> = {
   mainnet: "SP000000000000000000002Q6VF78",
   testnet: "ST000000000000000000002AMW42H",
   devnet: "ST000000000000000000002AMW42H",
 };
 
-export function simContracts(network: Network, deployerAddress: string): SimContracts {
+export function simContracts(
+  network: Network,
+  deployerAddress: string,
+  { withPool = false }: { withPool?: boolean } = {},
+): SimContracts {
   const known = NETWORK_CONTRACTS[network];
   const sbtcDeployer = known.sbtcRegistryContractId.split(".")[0];
   const own = (name: string) => `${deployerAddress}.${name}`;
@@ -53,6 +61,8 @@ export function simContracts(network: Network, deployerAddress: string): SimCont
   // On devnet the BNS-V2 and sBTC ids live under the deployer: the simulator deploys stand-ins for them.
   if (known.bnsContractId.startsWith(`${deployerAddress}.`)) deploys.push(bnsStandIn());
   if (sbtcDeployer === deployerAddress) deploys.push(...sbtcStandIns());
+  const pool = sbtcStxPool("sim-pool-sbtc-stx", known.sbtcTokenContractId);
+  if (withPool) deploys.push(pool);
   const fungibleTokens = tokens.map((t) => ({
     contractId: own(t.name),
     assetIdentifier: `${own(t.name)}::${t.abi.fungible_tokens[0].name}`,
@@ -69,6 +79,7 @@ export function simContracts(network: Network, deployerAddress: string): SimCont
     sbtcWithdrawal: `${sbtcDeployer}.sbtc-withdrawal`,
     sbtcBootstrapSigners: `${sbtcDeployer}.sbtc-bootstrap-signers`,
     utils: own(utils.name),
+    pool: own(pool.name),
     fungibleTokens,
     transferableTokens: [
       ...fungibleTokens,

@@ -55,3 +55,13 @@ export function maturingRewards(previous: TenureLink | null): MaturedReward[] {
   for (let step = 1; step < REWARD_MATURITY && link !== null; step++) link = link.previous;
   return link === null ? [] : [link.reward];
 }
+
+/** µSTX a matured reward pays its recipient: the coinbase and every fee share. */
+export function rewardTotal(reward: MaturedReward): bigint {
+  return (
+    BigInt(reward.coinbase_amount) +
+    BigInt(reward.tx_fees_anchored) +
+    BigInt(reward.tx_fees_streamed_confirmed) +
+    BigInt(reward.tx_fees_streamed_produced)
+  );
+}

@@ -31,6 +31,16 @@ export interface SimulatorOptions {
   signing: SigningMode;
   /** Unix seconds of the first burn block. */
   startTime: number;
+  /**
+   * STX (whole) the first block mints to every account that sends transactions (users, deployer,
+   * sBTC operator), as a devnet's genesis does; nobody ever spends more than they hold.
+   */
+  genesisStx: number;
+  /**
+   * Share of events (0–1) taken by a few hot contracts and holders: an sBTC/STX pool, sBTC and STX
+   * moves among the first HOT_USERS users. 0 = every event from the mix, as before.
+   */
+  hotShare: number;
 }
 
 export const DEFAULT_OPTIONS: SimulatorOptions = {
@@ -47,7 +57,12 @@ export const DEFAULT_OPTIONS: SimulatorOptions = {
   tenureRate: 0.5,
   signing: "template",
   startTime: 1_735_689_600,
+  genesisStx: 100_000_000,
+  hotShare: 0,
 };
+
+/** Fewest genesis STX: the deployer pays the first block's deploy fees from them. */
+export const MIN_GENESIS_STX = 10;
 
 /** Fills defaults and checks ranges; throws RangeError naming the bad option. */
 export function resolveOptions(input: SimulatorInput = {}): SimulatorOptions {
@@ -74,6 +89,11 @@ export function resolveOptions(input: SimulatorInput = {}): SimulatorOptions {
     Number.isInteger(options.startBurnHeight) && options.startBurnHeight >= 1,
     "startBurnHeight must be an integer ≥ 1",
   );
+  check(
+    Number.isSafeInteger(options.genesisStx) && options.genesisStx >= MIN_GENESIS_STX,
+    `genesisStx must be an integer ≥ ${MIN_GENESIS_STX}`,
+  );
+  check(options.hotShare >= 0 && options.hotShare <= 1, "hotShare must be within [0, 1]");
   check(options.signing === "template" || options.signing === "full", "signing must be template or full");
   for (const key of MIX_KEYS)
     check(Number.isFinite(options.mix[key]) && options.mix[key] >= 0, `mix weight of ${key} must be ≥ 0`);

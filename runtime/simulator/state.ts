@@ -1,6 +1,7 @@
 /**
- * Chain state as seen from the current branch tip (nonces, balances, NFT owners, BNS names, sBTC
- * requests), with a per-block change journal so forks can rewind to a fork point and replay.
+ * Chain state as seen from the current branch tip (nonces, STX and token balances, STX locks, NFT
+ * owners, BNS names, sBTC requests), with a per-block change journal so forks can rewind to a fork
+ * point and replay. Balances refuse to go negative: the simulator never spends what is not held.
  */
 
 /** One recorded change: the map, the key, and the values before and after (undefined = absent). */
@@ -25,18 +26,29 @@ export interface WithdrawalRequest {
   maxFee: bigint;
 }
 
+/** A token holder: a user account by index, or a contract principal (a pool) by its id. */
+export type Holder = number | string;
+
+/** STX locked by stacking until a burn height. */
+export interface StxLock {
+  amount: bigint;
+  unlockHeight: number;
+}
+
 /** Keys of `counters`. */
 export type CounterName = "bnsLastId" | "sbtcLastRequestId" | "deployCount" | "logCount" | `nftLastId:${number}`;
 
 export class ChainState {
   /** Next nonce per account label. */
   readonly nonces = new Map<string, number>();
-  /** `${asset}|${user}` → balance. */
+  /** `${asset}|${holder}` → balance. */
   readonly ftBalances = new Map<string, bigint>();
+  /** address → µSTX: genesis, transfers, mints, burns, fees paid and matured miner rewards. */
+  readonly stxBalances = new Map<string, bigint>();
+  /** address → its stacking lock (kept after it ends; `spendableStx` ignores ended ones). */
+  readonly stxLocks = new Map<string, StxLock>();
   /** `${collection}|${id}` → owning user. */
   readonly nftOwners = new Map<string, number>();
-  /** user → burn height at which the STX lock ends. */
-  readonly stxLockedUntil = new Map<number, number>();
   /** BNS-V2 id → live name. */
   readonly bnsNames = new Map<number, BnsName>();
   readonly withdrawals = new Map<number, WithdrawalRequest>();
@@ -80,14 +92,31 @@ export class ChainState {
     return nonce;
   }
 
-  balance(asset: string, user: number): bigint {
-    return this.ftBalances.get(`${asset}|${user}`) ?? 0n;
+  balance(asset: string, holder: Holder): bigint {
+    return this.ftBalances.get(`${asset}|${holder}`) ?? 0n;
   }
 
-  addBalance(asset: string, user: number, delta: bigint): void {
-    const next = this.balance(asset, user) + delta;
-    if (next < 0n) throw new Error(`negative ${asset} balance for user ${user}`);
-    this.set(this.ftBalances, `${asset}|${user}`, next === 0n ? undefined : next);
+  addBalance(asset: string, holder: Holder, delta: bigint): void {
+    const next = this.balance(asset, holder) + delta;
+    if (next < 0n) throw new Error(`negative ${asset} balance for holder ${holder}`);
+    this.set(this.ftBalances, `${asset}|${holder}`, next === 0n ? undefined : next);
+  }
+
+  stx(address: string): bigint {
+    return this.stxBalances.get(address) ?? 0n;
+  }
+
+  addStx(address: string, delta: bigint): void {
+    const next = this.stx(address) + delta;
+    if (next < 0n) throw new Error(`negative STX balance for ${address}`);
+    this.set(this.stxBalances, address, next === 0n ? undefined : next);
+  }
+
+  /** µSTX `address` may spend at `burnHeight`: its balance less what an unexpired lock holds. */
+  spendableStx(address: string, burnHeight: number): bigint {
+    const lock = this.stxLocks.get(address);
+    const locked = lock && lock.unlockHeight > burnHeight ? lock.amount : 0n;
+    return this.stx(address) - locked;
   }
 
   /** Rewinds a block's changes (latest first). */

@@ -1,6 +1,7 @@
 /**
  * Ground truth of a simulation, computed the way a consumer must: canonical chain = ancestry of the
- * best tip (highest block, ties broken by first seen); counts, BNS names and sBTC prints over it only.
+ * best tip (highest block, ties broken by first seen); counts, BNS names and sBTC prints over it only;
+ * balances from the simulator's own ledger at that tip.
  */
 import { EVENT_TYPES, type ClarityJson, type EventType } from "../chain/types.js";
 import type { BnsOp } from "./action-kit.js";
@@ -58,6 +59,11 @@ export interface GroundTruth {
   bnsNames: Record<string, string | null>;
   /** sBTC registry prints on the canonical chain, by topic, in chain order. */
   sbtcPrints: Record<string, SbtcPrintTruth[]>;
+  /**
+   * Non-zero balances at the tip, keyed as asset-holdings keys its rows: `stx|STX|<address>` (µSTX:
+   * genesis, transfers, mints, burns, fees paid, matured miner rewards) and `ft|<asset>|<holder>`.
+   */
+  balances: Record<string, string>;
 }
 
 export function emptyEventCounts(): Record<EventType, number> {
@@ -80,7 +86,7 @@ export class TruthRecorder {
     this.forks.push(fork);
   }
 
-  compute(options: Record<string, unknown>): GroundTruth {
+  compute(options: Record<string, unknown>, balances: Record<string, string>): GroundTruth {
     if (this.blocks.length === 0) throw new Error("no blocks were generated");
     let best = this.blocks[0];
     for (const block of this.blocks) if (block.height > best.height) best = block;
@@ -128,6 +134,7 @@ export class TruthRecorder {
       uncommittedEventCount,
       bnsNames,
       sbtcPrints,
+      balances,
     };
   }
 }

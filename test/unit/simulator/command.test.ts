@@ -54,6 +54,8 @@ describe("sluice simulate", () => {
       "--abort-rate",
       "--tenure-rate",
       "--sign",
+      "--genesis-stx",
+      "--hot-share",
       "--quiet",
     ];
     for (const flag of flags) expect(help).toContain(flag);
@@ -74,6 +76,8 @@ describe("sluice simulate", () => {
     ["both destinations", ["--out", "x.tsv", "--post", "http://127.0.0.1:1"], /exactly one of --out/],
     ["follow without post", ["--out", "x.tsv", "--follow"], /--follow needs --post/],
     ["bad sign mode", ["--out", "x.tsv", "--sign", "none"], /template or full/],
+    ["genesis below the minimum", ["--out", "x.tsv", "--genesis-stx", "9"], /integer ≥ 10/],
+    ["hot share above 1", ["--out", "x.tsv", "--hot-share", "1.5"], /between 0 and 1/],
   ];
   for (const [name, args, message] of bad) {
     it(`exits with code 2 on ${name}`, async () => {
@@ -98,6 +102,10 @@ describe("sluice simulate", () => {
       "cli",
       "--mix",
       "bns=4,deploy=0",
+      "--genesis-stx",
+      "500",
+      "--hot-share",
+      "0.4",
       "--quiet",
     ]);
     expect(error).toBeNull();
@@ -106,6 +114,8 @@ describe("sluice simulate", () => {
     expect(truth.payloadCount).toBe(lines.length);
     expect(truth.canonical).toHaveLength(6);
     expect(truth.options.mix.bns).toBe(4);
+    expect(truth.options).toMatchObject({ genesisStx: 500, hotShare: 0.4 });
+    expect(Object.keys(truth.balances).some((key) => key.endsWith(".sim-pool-sbtc-stx"))).toBe(true);
   });
 
   it("simulates testnet: BNS-V2 and sBTC prints come from the testnet contract ids", async () => {

@@ -246,12 +246,20 @@ describe("assembleTx", () => {
       signing: "full",
     });
     let verified = 0;
+    let boot = 0;
     for (const block of blocksOf(payloads)) {
       for (const tx of block.transactions) {
-        expect(() => deserializeTransaction(tx.raw_tx).verifyOrigin()).not.toThrow();
+        const decoded = deserializeTransaction(tx.raw_tx);
+        // The genesis transaction comes from the boot address, which has no key: an all-zero signature, as on mainnet.
+        if (decoded.auth.spendingCondition.signer === "00".repeat(20)) {
+          boot++;
+          continue;
+        }
+        expect(() => decoded.verifyOrigin()).not.toThrow();
         verified++;
       }
     }
+    expect(boot).toBe(1);
     expect(verified).toBeGreaterThan(15);
   });
 
