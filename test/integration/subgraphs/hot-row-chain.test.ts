@@ -194,7 +194,7 @@ describe("a hot-row chain imported with many requests per transaction", () => {
       finalityBurnConfirmations: config.finalityBurnConfirmations,
       hooks: [engine.hooks],
     });
-    const summary = await importReplayFile(file, ingestor, undefined, { batchSize });
+    const summary = await importReplayFile(file, ingestor, undefined, { batch: { maxRequests: batchSize } });
     expect(summary.malformed).toBe(0);
     await engine.close();
   }
