@@ -154,3 +154,31 @@ export async function updateTip(
 export async function raiseBurnTip(q: Queryable, burnBlockHeight: number): Promise<void> {
   await q.query("UPDATE control.chain_tip SET burn_block_height = GREATEST(burn_block_height, $1)", [burnBlockHeight]);
 }
+
+/**
+ * After rows were bulk-loaded under the chain (an archive restore): the tip follows the highest
+ * stored canonical block when that is higher than the current tip, the counters are recounted
+ * from the tables, and the finality boundary is recomputed as for any block.
+ */
+export async function retipFromStoredChain(q: Queryable, confirmations: number): Promise<ChainTip> {
+  await q.query(
+    `UPDATE control.chain_tip SET
+       index_block_hash = CASE WHEN t.block_height > COALESCE(chain_tip.block_height, -1) THEN t.index_block_hash ELSE chain_tip.index_block_hash END,
+       block_height = GREATEST(COALESCE(chain_tip.block_height, -1), t.block_height),
+       burn_block_height = GREATEST(COALESCE(chain_tip.burn_block_height, -1), t.burn_block_height,
+         COALESCE((SELECT max(burn_block_height) FROM chain.burn_blocks), -1)),
+       last_block_at = COALESCE(chain_tip.last_block_at, now()),
+       blocks_ingested = (SELECT count(*) FROM chain.blocks),
+       canonical_txs = (SELECT count(*) FROM chain.transactions WHERE canonical),
+       canonical_events = (SELECT count(*) FROM chain.events WHERE canonical AND committed)
+     FROM (SELECT index_block_hash, block_height, burn_block_height FROM chain.blocks
+            WHERE canonical ORDER BY block_height DESC LIMIT 1) t`,
+  );
+  const tip = await readTip(q, true);
+  await updateTip(
+    q,
+    { finality: { contestedFromHeight: tip.contestedFromHeight, belowFinality: false } },
+    confirmations,
+  );
+  return readTip(q);
+}

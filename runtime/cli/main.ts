@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../internal/errors.js";
 import { registerGeneratorCommands } from "../../generator/commands.js";
+import { registerArchiveCommands } from "../archive/command.js";
 import { registerSimulateCommand } from "../simulator/index.js";
 import { registerDevCommand } from "./dev-command.js";
 import { registerDispatcherCommand } from "./dispatcher-command.js";
@@ -18,6 +19,7 @@ registerSimulateCommand(program);
 registerGeneratorCommands(program);
 registerDevCommand(program);
 registerDispatcherCommand(program);
+registerArchiveCommands(program);
 
 try {
   await program.parseAsync(process.argv);
