@@ -34,13 +34,28 @@ export interface OpenedArchive {
   unpinned: boolean;
 }
 
-async function getJson<T>(url: string): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url);
-  } catch (err) {
-    throw new ArchiveRefusal(`cannot reach ${url}: ${(err as Error).message}`);
+/** Network failures are retried a few times (a dropped connection, a server restarting). */
+const ATTEMPTS = 4;
+
+function describeFetchError(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause ? `${(err as Error).message} (${cause.code ?? cause.message})` : (err as Error).message;
+}
+
+async function request(url: string, init: RequestInit = {}, entry?: PartitionEntry): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if (attempt >= ATTEMPTS)
+        throw new ArchiveRefusal(`cannot reach ${new URL(url).origin}: ${describeFetchError(err)}`, entry);
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
   }
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const res = await request(url);
   if (!res.ok) throw new ArchiveRefusal(`${url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
   try {
     return (await res.json()) as T;
@@ -59,7 +74,7 @@ export async function openArchive(baseUrl: string, pinnedKeys: readonly string[]
     const latest = verifySigned(await getJson<Signed<LatestPointer>>(`${base}/latest.json`), trusted, "latest.json");
     if (!/^manifests\/\d{8}\.json$/.test(latest.manifest))
       throw new ArchiveRefusal(`latest.json names an unexpected manifest ${latest.manifest}`);
-    const res = await fetch(`${base}/${latest.manifest}`);
+    const res = await request(`${base}/${latest.manifest}`);
     if (!res.ok) throw new ArchiveRefusal(`${latest.manifest} answered ${res.status}`);
     const bytes = Buffer.from(await res.arrayBuffer());
     if (createHash("sha256").update(bytes).digest("hex") !== latest.manifest_sha256)
@@ -76,11 +91,11 @@ export async function openArchive(baseUrl: string, pinnedKeys: readonly string[]
 
 /** A presigned URL for one bundle. */
 export async function presignedUrl(baseUrl: string, entry: PartitionEntry): Promise<string> {
-  const res = await fetch(`${baseUrl}/presign`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ file: entry.file }),
-  });
+  const res = await request(
+    `${baseUrl}/presign`,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ file: entry.file }) },
+    entry,
+  );
   if (!res.ok) throw new ArchiveRefusal(`presign answered ${res.status}: ${(await res.text()).slice(0, 200)}`, entry);
   const { url } = (await res.json()) as { url: string };
   return new URL(url, `${baseUrl}/`).toString();
@@ -113,7 +128,7 @@ export async function downloadBundle(
   }
   if (have < entry.bytes) {
     const target = url ?? (await presignedUrl(baseUrl, entry));
-    const res = await fetch(target, { headers: have > 0 ? { range: `bytes=${have}-` } : {} });
+    const res = await request(target, { headers: have > 0 ? { range: `bytes=${have}-` } : {} }, entry);
     if (res.status === 403) {
       const body = (await res.json().catch(() => ({}))) as { code?: string; error?: string };
       throw new ArchiveRefusal(

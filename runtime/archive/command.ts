@@ -259,7 +259,10 @@ async function runRestore(operation: RestoreOperation, opts: RestoreFlags): Prom
 
 export function describeSummary(operation: string, s: RestoreSummary, seconds: number): string {
   if (s.cancelled) return `${operation} cancelled; nothing was downloaded or written`;
-  if (s.plan.partitions.length === 0) return `${operation}: nothing to do (every partition concerned is ok)`;
+  if (s.plan.partitions.length === 0)
+    return operation === "bootstrap"
+      ? "bootstrap: nothing to do (this instance was bootstrapped already; `sluice archive backfill` adds newer partitions)"
+      : `${operation}: nothing to do (every partition concerned is ok)`;
   const rate = (n: number, t: number) => Math.round(n / Math.max(t, 1e-3));
   const restoreSeconds = s.loadSeconds + s.indexSeconds;
   return [

@@ -71,3 +71,8 @@ export async function recordRestoredPartition(
     JSON.stringify([p.firstHeight]),
   ]);
 }
+
+export async function countRestoredPartitions(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ n: string }>("SELECT count(*) AS n FROM control.archive_partitions");
+  return Number(rows[0].n);
+}

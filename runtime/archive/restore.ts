@@ -37,6 +37,7 @@ import { ArchiveRefusal, downloadBundle, type OpenedArchive } from "./client.js"
 import type { PartitionEntry } from "./manifest.js";
 import {
   type RestoreOperation,
+  countRestoredPartitions,
   finishRestoreState,
   readRestoreState,
   recordRestoredPartition,
@@ -278,6 +279,8 @@ const rowsOf = (p: PartitionEntry) => p.rows.blocks + p.rows.burn_blocks + p.row
 async function choosePartitions(o: RestoreOptions): Promise<PartitionEntry[]> {
   const all = o.archive.manifest.partitions;
   if (o.operation === "bootstrap") {
+    // Run again after it finished: nothing to do (newer partitions are a backfill's).
+    if (!(await chainIsEmpty(o.db)) && (await countRestoredPartitions(o.db)) > 0) return [];
     if (!(await chainIsEmpty(o.db)))
       throw new RestoreRefusal(
         "bootstrap needs an instance whose chain is empty (it holds blocks); use `sluice archive backfill` or `repair`",
