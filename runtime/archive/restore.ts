@@ -23,7 +23,14 @@ import type { Logger } from "../internal/logger.js";
 import { assembleIngest } from "../ingest-wiring.js";
 import { retipFromStoredChain } from "../chain/tip.js";
 import { markAllForBackfill } from "../subgraphs/control-store.js";
-import { blockHashesOf, decodeBundle, decompressBundle, sha256Hex, BundleFormatError } from "./bundle.js";
+import {
+  type BundleContent,
+  BundleFormatError,
+  blockHashesOf,
+  decodeBundle,
+  decompressBundle,
+  sha256Hex,
+} from "./bundle.js";
 import {
   CHAIN_TABLES,
   chainIsEmpty,
@@ -224,8 +231,22 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   t0 = performance.now();
   const totalRows = pending.reduce((s, p) => s + rowsOf(p), 0);
   if (state.phase === "loading") {
+    // The next bundle is read and decoded while PostgreSQL loads the current one.
+    let next: BundleContent | null = pending.length
+      ? prepareBundle(pending[0], files.get(pending[0].first_height) as string)
+      : null;
     for (const [i, p] of pending.entries()) {
-      const rows = await loadPartition(db, p, files.get(p.first_height) as string, manifest.key_id);
+      const content = next as BundleContent;
+      const loading = loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
+      loading.catch(() => {}); // awaited below
+      const following = pending[i + 1];
+      try {
+        next = following ? prepareBundle(following, files.get(following.first_height) as string) : null;
+      } catch (err) {
+        await loading; // the partition being loaded is good: let it commit, then stop
+        throw err;
+      }
+      const rows = await loading;
       summary.rows += rows;
       summary.events += p.rows.events;
       const s = (performance.now() - t0) / 1000;
@@ -249,6 +270,8 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     const dropped = state.droppedIndexes;
     const bootstrap = o.operation === "bootstrap";
     await db.transaction(async (q) => {
+      // Sorting for an index build in memory rather than in temporary files.
+      if (db.kind === "postgres") await q.query("SET LOCAL maintenance_work_mem = '512MB'");
       await createMissingIndexes(q, dropped);
       await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
       if (bootstrap) await markAllForBackfill(q);
@@ -302,14 +325,15 @@ async function choosePartitions(o: RestoreOptions): Promise<PartitionEntry[]> {
 }
 
 /** One partition in one transaction: decode and check, delete what it replaces, COPY, record. */
-async function loadPartition(db: Db, p: PartitionEntry, file: string, keyId: string): Promise<number> {
+/** Reads, checks and decodes a downloaded bundle (no database work). */
+function prepareBundle(p: PartitionEntry, file: string): BundleContent {
   // The file was checked when downloaded; check again (it sat on disk, maybe across a restart).
   const bytes = fs.readFileSync(file);
   if (sha256Hex(bytes) !== p.sha256) {
     fs.rmSync(file, { force: true });
     throw new ArchiveRefusal("the downloaded bundle changed on disk; run again to download it anew", p);
   }
-  let content: ReturnType<typeof decodeBundle>;
+  let content: BundleContent;
   let payload: Buffer;
   try {
     payload = decompressBundle(bytes);
@@ -322,17 +346,30 @@ async function loadPartition(db: Db, p: PartitionEntry, file: string, keyId: str
     throw new ArchiveRefusal("the bundle's content digest is not the one the signed manifest names", p);
   if (content.firstHeight !== p.first_height || content.lastHeight !== p.last_height)
     throw new ArchiveRefusal("the bundle holds other heights than the manifest says", p);
+  return content;
+}
+
+/** One partition in one transaction: delete what it replaces, COPY its sections, record it. */
+async function loadPartition(
+  db: Db,
+  p: PartitionEntry,
+  content: BundleContent,
+  keyId: string,
+  bootstrap: boolean,
+): Promise<number> {
   const range = {
     firstHeight: p.first_height,
     lastHeight: p.last_height,
     burnAfter: p.burn_after_height,
     burnTo: p.burn_to_height,
   };
-  const hashes = blockHashesOf(content);
   return db.transaction(async (q) => {
     if (!q.copyFrom) throw new Error("this database driver has no COPY path");
     if (db.kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
-    await deletePartitionRows(q, range, hashes);
+    // A bootstrap loads into a chain that was empty when it began, and a partition is committed
+    // whole or not at all: there is nothing to replace (and, with the indexes dropped, looking
+    // would scan every row loaded so far).
+    if (!bootstrap) await deletePartitionRows(q, range, blockHashesOf(content));
     let rows = 0;
     for (const table of CHAIN_TABLES) {
       const section = content.sections.find((s) => s.table === table.name);
