@@ -63,6 +63,7 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
     }
     if (url.pathname === "/presign" && method === "POST") {
       const body = await readBody(req);
+      if (body === null) return fail(res, 413, "BODY_TOO_LARGE", `the body must be at most ${MAX_BODY} bytes`);
       let file: unknown;
       try {
         file = (JSON.parse(body) as { file?: unknown }).file;
@@ -119,12 +120,12 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
   return { url: bound.url, port: bound.port, close: () => bound.close() };
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new Error("request body too large");
+    if (size > MAX_BODY) return null;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");
