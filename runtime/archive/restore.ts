@@ -21,7 +21,7 @@ import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import { assembleIngest } from "../ingest-wiring.js";
-import { retipFromStoredChain } from "../chain/tip.js";
+import { lockTipShared, retipFromStoredChain } from "../chain/tip.js";
 import { markAllForBackfill } from "../subgraphs/control-store.js";
 import {
   type BundleContent,
@@ -231,30 +231,33 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   t0 = performance.now();
   const totalRows = pending.reduce((s, p) => s + rowsOf(p), 0);
   if (state.phase === "loading") {
-    // The next bundle is read and decoded while PostgreSQL loads the current one.
-    let next: BundleContent | null = pending.length
-      ? prepareBundle(pending[0], files.get(pending[0].first_height) as string)
-      : null;
-    for (const [i, p] of pending.entries()) {
-      const content = next as BundleContent;
-      const loading = loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
-      loading.catch(() => {}); // awaited below
-      const following = pending[i + 1];
-      try {
-        next = following ? prepareBundle(following, files.get(following.first_height) as string) : null;
-      } catch (err) {
-        await loading; // the partition being loaded is good: let it commit, then stop
-        throw err;
+    // On PostgreSQL two partitions load side by side (each in its own transaction): while one
+    // COPY runs in the server, the next bundle is read and decoded here.
+    const concurrency = db.kind === "postgres" ? 2 : 1;
+    let next = 0;
+    let done = 0;
+    let failure: unknown = null;
+    const worker = async () => {
+      while (failure === null && next < pending.length) {
+        const p = pending[next++];
+        try {
+          const content = prepareBundle(p, files.get(p.first_height) as string);
+          summary.rows += await loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
+        } catch (err) {
+          failure ??= err;
+          return;
+        }
+        summary.events += p.rows.events;
+        done++;
+        const s = (performance.now() - t0) / 1000;
+        const rate = summary.rows / Math.max(s, 1e-3);
+        o.progress?.update(
+          `load ${done}/${pending.length} | rows ${fmtRate(summary.rows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - summary.rows) / rate)}`,
+        );
       }
-      const rows = await loading;
-      summary.rows += rows;
-      summary.events += p.rows.events;
-      const s = (performance.now() - t0) / 1000;
-      const rate = summary.rows / Math.max(s, 1e-3);
-      o.progress?.update(
-        `load ${i + 1}/${pending.length} | rows ${fmtRate(summary.rows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - summary.rows) / rate)}`,
-      );
-    }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    if (failure !== null) throw failure;
     summary.loadSeconds = (performance.now() - t0) / 1000;
     o.progress?.done(
       `loaded ${pending.length} partitions: ${summary.rows} rows in ${summary.loadSeconds.toFixed(1)}s (${fmtRate(summary.rows / Math.max(summary.loadSeconds, 1e-3))} rows/s)`,
@@ -366,6 +369,14 @@ async function loadPartition(
   return db.transaction(async (q) => {
     if (!q.copyFrom) throw new Error("this database driver has no COPY path");
     if (db.kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
+    // Ingestion locks the tip row first in every block transaction: a share lock on it keeps a service
+    // that was started anyway from interleaving blocks with this partition, and during a
+    // bootstrap a tip means it already ingested some.
+    const tip = await lockTipShared(q);
+    if (bootstrap && tip !== null)
+      throw new RestoreRefusal(
+        "blocks were ingested while the bootstrap ran: stop the service, then run the bootstrap again",
+      );
     // A bootstrap loads into a chain that was empty when it began, and a partition is committed
     // whole or not at all: there is nothing to replace (and, with the indexes dropped, looking
     // would scan every row loaded so far).

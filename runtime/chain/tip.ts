@@ -182,3 +182,14 @@ export async function retipFromStoredChain(q: Queryable, confirmations: number):
   );
   return readTip(q);
 }
+
+/**
+ * The tip's block hash under a share lock: bulk loads that may run side by side take it, which
+ * still keeps every block transaction (FOR UPDATE) out until they commit.
+ */
+export async function lockTipShared(q: Queryable): Promise<string | null> {
+  const { rows } = await q.query<{ index_block_hash: string | null }>(
+    "SELECT index_block_hash FROM control.chain_tip FOR SHARE",
+  );
+  return rows[0]?.index_block_hash ?? null;
+}
