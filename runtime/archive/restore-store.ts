@@ -2,7 +2,7 @@
 import type { Queryable } from "../db/types.js";
 
 export type RestoreOperation = "bootstrap" | "backfill" | "repair";
-export type RestorePhase = "loading" | "indexes" | "subgraphs";
+export type RestorePhase = "downloading" | "loading" | "indexes" | "subgraphs";
 
 export interface RestoreState {
   operation: RestoreOperation;
@@ -75,4 +75,10 @@ export async function recordRestoredPartition(
 export async function countRestoredPartitions(q: Queryable): Promise<number> {
   const { rows } = await q.query<{ n: string }>("SELECT count(*) AS n FROM control.archive_partitions");
   return Number(rows[0].n);
+}
+
+export async function setDroppedIndexes(q: Queryable, indexes: RestoreState["droppedIndexes"]): Promise<void> {
+  await q.query("UPDATE control.archive_restore SET dropped_indexes = $1, updated_at = now()", [
+    JSON.stringify(indexes),
+  ]);
 }

@@ -12,9 +12,9 @@
  *    restore's state row) and builds them once after the load;
  * 4. re-tip the chain (tip, counters, finality) and rebuild the subgraphs from the stored blocks.
  *
- * The live service must not ingest meanwhile: bootstrap refuses a chain that holds blocks, and on
- * the embedded database the data-directory lock keeps the service out (README "Restore history
- * from an archive").
+ * A service sharing the database (PostgreSQL) may keep running: while the restore's state row
+ * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
+ * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
 import fs from "node:fs";
 import type { Config } from "../config/index.js";
@@ -48,6 +48,7 @@ import {
   finishRestoreState,
   readRestoreState,
   recordRestoredPartition,
+  setDroppedIndexes,
   setRestorePhase,
   startRestoreState,
 } from "./restore-store.js";
@@ -177,27 +178,54 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   if (partitions.length === 0) return summary;
   if (!(await o.confirm(plan))) return { ...summary, cancelled: true };
 
+  // The restore is recorded before anything else: from here on, a service sharing the database
+  // leaves observer requests journaled until the restore ends (runtime/chain/ingest.ts).
+  const operation = o.operation;
+  if (state === null) {
+    await db.transaction(async (q) => {
+      await lockTipShared(q, true);
+      if (operation === "bootstrap" && !(await chainIsEmpty(q)))
+        throw new RestoreRefusal("bootstrap needs an instance whose chain is empty; use backfill or repair");
+      await startRestoreState(q, {
+        operation,
+        archiveUrl: archive.baseUrl,
+        manifestSequence: manifest.sequence,
+        partitions: partitions.map((p) => p.first_height),
+        phase: "downloading",
+        droppedIndexes: [],
+      });
+    });
+    state = await readRestoreState(db);
+  }
+  if (state === null) throw new Error("restore state vanished");
+
   // 2. Download and check every bundle before any row is written.
   const files = new Map<number, string>();
   const pending = partitions.filter((p) => !loaded.has(p.first_height));
   let t0 = performance.now();
   let got = 0;
-  for (const [i, p] of pending.entries()) {
-    const file = await downloadBundle(
-      archive.baseUrl,
-      p,
-      o.downloadsDir,
-      (n) => {
-        got += n;
-        const s = (performance.now() - t0) / 1000;
-        const rate = got / Math.max(s, 1e-3);
-        o.progress?.update(
-          `download ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
-        );
-      },
-      o.urlFor?.(p),
-    );
-    files.set(p.first_height, file);
+  try {
+    for (const [i, p] of pending.entries()) {
+      const file = await downloadBundle(
+        archive.baseUrl,
+        p,
+        o.downloadsDir,
+        (n) => {
+          got += n;
+          const s = (performance.now() - t0) / 1000;
+          const rate = got / Math.max(s, 1e-3);
+          o.progress?.update(
+            `download ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
+          );
+        },
+        o.urlFor?.(p),
+      );
+      files.set(p.first_height, file);
+    }
+  } catch (err) {
+    // Nothing was written: the restore did not happen (and ingestion need not wait for it).
+    if (state.phase === "downloading") await finishRestoreState(db);
+    throw err;
   }
   summary.downloadedBytes = got;
   summary.downloadSeconds = (performance.now() - t0) / 1000;
@@ -206,24 +234,15 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   );
 
   // 3. Load, one transaction per partition.
-  if (state === null) {
-    const operation = o.operation;
+  if (state.phase === "downloading") {
     await db.transaction(async (q) => {
-      if (operation === "bootstrap" && !(await chainIsEmpty(q)))
-        throw new RestoreRefusal("bootstrap needs an instance whose chain is empty; use backfill or repair");
       const dropped = operation === "bootstrap" ? await readSecondaryIndexes(q) : [];
-      await startRestoreState(q, {
-        operation,
-        archiveUrl: archive.baseUrl,
-        manifestSequence: manifest.sequence,
-        partitions: partitions.map((p) => p.first_height),
-        phase: "loading",
-        droppedIndexes: dropped,
-      });
+      await setDroppedIndexes(q, dropped);
       await dropIndexes(
         q,
         dropped.map((d) => d.name),
       );
+      await setRestorePhase(q, "loading");
     });
     state = await readRestoreState(db);
   }

@@ -55,12 +55,25 @@ export async function readTip(q: Queryable, forUpdate = false): Promise<ChainTip
 export async function lockTipAndCheckBlock(
   q: Queryable,
   indexBlockHash: string,
-): Promise<{ tip: ChainTip; stored: boolean }> {
+): Promise<{ tip: ChainTip; stored: boolean; restoring: boolean }> {
+  // `restoring`: an archive restore is in progress (runtime/archive, control.archive_restore); it
+  // takes the same lock before it starts, so a block sees it or precedes it.
   const { rows } = await q.query(
-    `${SELECT_TIP.replace(" FROM control.chain_tip", ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored FROM control.chain_tip")} FOR UPDATE`,
+    `${SELECT_TIP.replace(
+      " FROM control.chain_tip",
+      ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored, EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip",
+    )} FOR UPDATE`,
     [indexBlockHash],
   );
-  return { tip: toTip(rows[0]), stored: Boolean(rows[0].stored) };
+  return { tip: toTip(rows[0]), stored: Boolean(rows[0].stored), restoring: Boolean(rows[0].restoring) };
+}
+
+/** Locks the tip row and says whether an archive restore is in progress (burn blocks). */
+export async function lockTipAndCheckRestore(q: Queryable): Promise<boolean> {
+  const { rows } = await q.query<{ restoring: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip FOR UPDATE",
+  );
+  return Boolean(rows[0]?.restoring);
 }
 
 export function tipRef(tip: ChainTip): TipRef | null {
@@ -187,9 +200,9 @@ export async function retipFromStoredChain(q: Queryable, confirmations: number):
  * The tip's block hash under a share lock: bulk loads that may run side by side take it, which
  * still keeps every block transaction (FOR UPDATE) out until they commit.
  */
-export async function lockTipShared(q: Queryable): Promise<string | null> {
+export async function lockTipShared(q: Queryable, exclusive = false): Promise<string | null> {
   const { rows } = await q.query<{ index_block_hash: string | null }>(
-    "SELECT index_block_hash FROM control.chain_tip FOR SHARE",
+    `SELECT index_block_hash FROM control.chain_tip FOR ${exclusive ? "UPDATE" : "SHARE"}`,
   );
   return rows[0]?.index_block_hash ?? null;
 }

@@ -26,8 +26,8 @@ import type { Db } from "../../../runtime/db/types.js";
 import { silentLogger } from "../../../runtime/internal/logger.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
 import { countRows, dumpChainTables, dumpSubgraphSchemas } from "../../support/archive.js";
-import { type TestDb, createTestDb } from "../../support/db.js";
-import { postObserver, startTestService } from "../../support/service.js";
+import { TEST_DB_KIND, type TestDb, createTestDb } from "../../support/db.js";
+import { postObserver, startTestService, waitFor } from "../../support/service.js";
 
 const SEED = process.env.SEED ?? "archive-1";
 const SPAN = 20;
@@ -184,6 +184,46 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
     expect(Object.keys(aSubgraphs).length).toBeGreaterThanOrEqual(4);
     expect(followed.subgraphs).toEqual(aSubgraphs);
   });
+
+  // Two processes share one database only on PostgreSQL (PGlite's data directory has one owner).
+  it.skipIf(TEST_DB_KIND !== "postgres")(
+    "with B's service running, observer requests posted during the bootstrap are journaled and applied after it",
+    async () => {
+      await b.reset();
+      const service = await startTestService(b.db, { NETWORK: "devnet" });
+      try {
+        let posts: Promise<void> = Promise.resolve();
+        let posted = false;
+        await restore(b.db, "bootstrap", await openArchive(server.url, pinned), {
+          progress: {
+            update(line) {
+              // From the downloads on, the node sends everything; each is acknowledged once
+              // journaled. Applied at once, the first burn block or block would collide with the
+              // bulk load (and bootstrap would refuse the chain it found).
+              if (posted || !line.startsWith("download ")) return;
+              posted = true;
+              // In order, one after another, as a node sends them (fork choice depends on order).
+              posts = (async () => {
+                for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
+              })();
+            },
+            done() {},
+          },
+        });
+        expect(posted).toBe(true);
+        await posts;
+        await waitFor(async () => (await countRows(b.db, "control.journal WHERE state = 'pending'")) === 0, {
+          timeoutMs: 90_000,
+        });
+        await service.idle();
+        await service.subgraphs.idle();
+      } finally {
+        await service.stop();
+      }
+      expect(await dumpChainTables(b.db)).toEqual(aChain);
+      expect(await dumpSubgraphSchemas(b.db)).toEqual(aSubgraphs);
+    },
+  );
 
   it("verify flags a row edited in B; repair restores it", async () => {
     const target = manifest.partitions[2];
