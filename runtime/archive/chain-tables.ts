@@ -5,7 +5,7 @@
  * ones of the range; columns that depend on the receiving instance (`received_seq`,
  * `received_at`) are left out, so the same chain gives the same bytes on any instance.
  */
-import type { Queryable } from "../db/types.js";
+import type { Db, Queryable } from "../db/types.js";
 
 export interface ChainTable {
   /** Section name in a bundle. */
@@ -94,9 +94,9 @@ export const CHAIN_TABLES: readonly ChainTable[] = [
 export interface PartitionRange {
   firstHeight: number;
   lastHeight: number;
-  /** Burn height of the canonical block just below firstHeight (-1 when none): exclusive. */
+  /** Highest burn height of the canonical blocks below firstHeight (-1 when none): exclusive. */
   burnAfter: number;
-  /** Burn height of the partition's last canonical block: inclusive. */
+  /** Highest burn height of the canonical blocks up to lastHeight: inclusive. */
   burnTo: number;
 }
 
@@ -147,13 +147,26 @@ export async function readCanonicalRefs(q: Queryable, from: number, to: number):
   }));
 }
 
-/** First and last canonical block of [from, to] and the burn range the partition covers; null when none. */
+/**
+ * First and last canonical block of [from, to] and the burn range the partition covers; null when
+ * none. Burn heights are taken as running maxima (the highest burn height of any canonical block
+ * below, and up to the end of, the partition): Stacks heights do not always come with rising burn
+ * heights (mainnet's first blocks do not), and the partitions' burn ranges must neither overlap
+ * nor leave gaps.
+ */
 export async function readPartitionBounds(
   q: Queryable,
   from: number,
   to: number,
 ): Promise<{ first: CanonicalBlockRef; last: CanonicalBlockRef; range: PartitionRange } | null> {
-  const { rows } = await q.query<{ h: number; hash: string; parent: string; burn: number; below: number | null }>(
+  const { rows } = await q.query<{
+    h: number;
+    hash: string;
+    parent: string;
+    burn: number;
+    below: number | null;
+    top: number;
+  }>(
     `WITH r AS (
        (SELECT block_height, index_block_hash, parent_index_block_hash, burn_block_height FROM chain.blocks
          WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height LIMIT 1)
@@ -161,8 +174,8 @@ export async function readPartitionBounds(
        (SELECT block_height, index_block_hash, parent_index_block_hash, burn_block_height FROM chain.blocks
          WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height DESC LIMIT 1))
      SELECT block_height AS h, index_block_hash AS hash, parent_index_block_hash AS parent, burn_block_height AS burn,
-            (SELECT burn_block_height FROM chain.blocks WHERE canonical AND block_height < $1
-              ORDER BY block_height DESC LIMIT 1) AS below
+            (SELECT max(burn_block_height) FROM chain.blocks WHERE canonical AND block_height < $1) AS below,
+            (SELECT max(burn_block_height) FROM chain.blocks WHERE canonical AND block_height BETWEEN $1 AND $2) AS top
        FROM r ORDER BY block_height`,
     [from, to],
   );
@@ -176,7 +189,8 @@ export async function readPartitionBounds(
   const first = ref(rows[0]);
   const last = ref(rows[rows.length - 1]);
   const below = rows[0].below === null ? -1 : Number(rows[0].below);
-  return { first, last, range: { firstHeight: from, lastHeight: to, burnAfter: below, burnTo: last.burnBlockHeight } };
+  const burnTo = Math.max(below, Number(rows[0].top));
+  return { first, last, range: { firstHeight: from, lastHeight: to, burnAfter: below, burnTo } };
 }
 
 /**
@@ -227,22 +241,6 @@ export async function dropIndexes(q: Queryable, names: readonly string[]): Promi
   for (const name of names) await q.exec(`DROP INDEX IF EXISTS chain."${name.replaceAll('"', '""')}"`);
 }
 
-/** Builds each index that does not exist (by name). */
-export async function createMissingIndexes(
-  q: Queryable,
-  indexes: readonly { name: string; definition: string }[],
-): Promise<number> {
-  const { rows } = await q.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'chain'");
-  const present = new Set(rows.map((r) => r.indexname));
-  let built = 0;
-  for (const ix of indexes) {
-    if (present.has(ix.name)) continue;
-    await q.exec(ix.definition);
-    built++;
-  }
-  return built;
-}
-
 /** Lowest and highest stored canonical heights; null on an empty chain. */
 export async function canonicalHeights(q: Queryable): Promise<{ min: number; max: number } | null> {
   const { rows } = await q.query<{ lo: number | null; hi: number | null }>(
@@ -251,4 +249,38 @@ export async function canonicalHeights(q: Queryable): Promise<{ min: number; max
   return rows[0]?.lo === null || rows[0]?.lo === undefined
     ? null
     : { min: Number(rows[0].lo), max: Number(rows[0].hi) };
+}
+
+/**
+ * Builds the missing indexes, each in its own transaction (a restart builds only what is still
+ * missing), then gathers statistics. On PostgreSQL in two lanes on two connections — the events
+ * table's indexes, and the others — with room to sort in memory.
+ */
+export async function buildIndexes(db: Db, indexes: readonly { name: string; definition: string }[]): Promise<number> {
+  const { rows } = await db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'chain'");
+  const present = new Set(rows.map((r) => r.indexname));
+  const missing = indexes.filter((ix) => !present.has(ix.name));
+  const onEvents = (ix: { definition: string }) => / ON chain\.events /.test(ix.definition);
+  const lanes =
+    db.kind === "postgres"
+      ? [
+          { build: missing.filter(onEvents), analyze: ["chain.events"] },
+          {
+            build: missing.filter((ix) => !onEvents(ix)),
+            analyze: ["chain.blocks", "chain.transactions", "chain.burn_blocks"],
+          },
+        ]
+      : [{ build: missing, analyze: ["chain.blocks", "chain.transactions", "chain.events", "chain.burn_blocks"] }];
+  await Promise.all(
+    lanes.map(async (lane) => {
+      for (const ix of lane.build) {
+        await db.transaction(async (q) => {
+          if (db.kind === "postgres") await q.query("SET LOCAL maintenance_work_mem = '512MB'");
+          await q.exec(ix.definition);
+        });
+      }
+      for (const table of lane.analyze) await db.exec(`ANALYZE ${table}`);
+    }),
+  );
+  return missing.length;
 }

@@ -34,7 +34,7 @@ import {
 import {
   CHAIN_TABLES,
   chainIsEmpty,
-  createMissingIndexes,
+  buildIndexes,
   deletePartitionRows,
   dropIndexes,
   importSql,
@@ -261,7 +261,9 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
         const p = pending[next++];
         try {
           const content = prepareBundle(p, files.get(p.first_height) as string);
-          summary.rows += await loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
+          // Read after the await: both workers add to the same counter.
+          const rows = await loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
+          summary.rows += rows;
         } catch (err) {
           failure ??= err;
           return;
@@ -291,15 +293,12 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     o.progress?.update(`building ${state.droppedIndexes.length} chain indexes…`);
     const dropped = state.droppedIndexes;
     const bootstrap = o.operation === "bootstrap";
+    await buildIndexes(db, dropped);
     await db.transaction(async (q) => {
-      // Sorting for an index build in memory rather than in temporary files.
-      if (db.kind === "postgres") await q.query("SET LOCAL maintenance_work_mem = '512MB'");
-      await createMissingIndexes(q, dropped);
       await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
       if (bootstrap) await markAllForBackfill(q);
       await setRestorePhase(q, "subgraphs");
     });
-    await db.exec("ANALYZE chain.blocks; ANALYZE chain.transactions; ANALYZE chain.events; ANALYZE chain.burn_blocks");
     summary.indexSeconds = (performance.now() - t0) / 1000;
     o.progress?.done(`chain indexes built and statistics gathered in ${summary.indexSeconds.toFixed(1)}s`);
     state.phase = "subgraphs";
