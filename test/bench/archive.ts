@@ -132,7 +132,7 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
         `${label} restore: ${summary.events} events (${summary.rows} rows) in ${restoreSeconds.toFixed(1)} s ` +
           `(load ${summary.loadSeconds.toFixed(1)} s + indexes ${summary.indexSeconds.toFixed(1)} s; download ${summary.downloadSeconds.toFixed(1)} s excluded): ` +
           `${rate(summary.events, restoreSeconds)} events/s, ${rate(summary.rows, restoreSeconds)} rows/s — ` +
-          `${(imported.importSeconds / Math.max(restoreSeconds, 1e-6)).toFixed(1)}× the import path`,
+          `${(summary.events / Math.max(restoreSeconds, 1e-6) / (imported.events / Math.max(imported.importSeconds, 1e-6))).toFixed(1)}× the import path's events/s`,
       );
       log(
         `${label} then the subgraph rebuild from the restored blocks: ${summary.subgraphSeconds.toFixed(1)} s (${rate(summary.events, summary.subgraphSeconds)} events/s)`,
