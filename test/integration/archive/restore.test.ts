@@ -353,6 +353,26 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
     await expectNothingWritten(b.db);
   });
 
+  it("a download left part-way resumes with a Range request", async () => {
+    await b.reset();
+    const downloads = path.join(root, "downloads-resume");
+    fs.rmSync(downloads, { recursive: true, force: true });
+    fs.mkdirSync(downloads, { recursive: true });
+    const first = manifest.partitions[0];
+    const whole = fs.readFileSync(path.join(archiveDir, first.file));
+    const half = whole.length >> 1;
+    fs.writeFileSync(path.join(downloads, `${first.sha256}.bundle.gz.part`), whole.subarray(0, half));
+    const total = manifest.partitions.reduce((n, p) => n + p.bytes, 0);
+    const summary = await restore(b.db, "bootstrap", await openArchive(server.url, pinned), {
+      downloadsDir: downloads,
+    });
+    expect(summary.downloadedBytes).toBe(total - half);
+    const last = manifest.partitions.at(-1);
+    if (!last) throw new Error("no partition");
+    const scope = { maxHeight: last.last_height, maxBurnHeight: last.burn_to_height };
+    expect(await dumpChainTables(b.db, scope)).toEqual(await dumpChainTables(a.db, { ...scope, canonicalOnly: true }));
+  });
+
   it("bootstrap refuses an instance whose chain holds blocks", async () => {
     await b.reset();
     const service = await startTestService(b.db, { NETWORK: "devnet" });
