@@ -5,6 +5,7 @@
  * runtime/ingest-wiring.ts. What hooks implement and receive is in hooks.ts.
  */
 import type { Db, Queryable } from "../db/types.js";
+import { RetryableError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { insertBlockRows, loadBlock, readBranch, readCanonicalFrom, setCanonical } from "./block-store.js";
 import { type Decoded, type DecodeResult, tryDecode } from "./decode-request.js";
@@ -20,8 +21,28 @@ import {
 } from "./journal-store.js";
 import { type BlockHooks, type IngestOutcome, type ReorgRecord, RetryTransactionError } from "./hooks.js";
 import { malformedReason } from "./malformed.js";
-import { lockTipAndCheckBlock, raiseBurnTip, readTip, type TipNotification, tipRef, updateTip } from "./tip.js";
+import {
+  lockTipAndCheckBlock,
+  lockTipAndCheckRestore,
+  raiseBurnTip,
+  readTip,
+  type TipNotification,
+  tipRef,
+  updateTip,
+} from "./tip.js";
 import type { DecodedBlock } from "./types.js";
+
+/**
+ * An archive restore is in progress (sluice archive bootstrap/backfill/repair): the request stays
+ * journaled and is applied once the restore is over. Retryable, so the observer's processor keeps
+ * trying it with its backoff.
+ */
+export class RestoreInProgressError extends RetryableError {
+  constructor() {
+    super("an archive restore is in progress; journaled requests are applied once it is over");
+    this.name = "RestoreInProgressError";
+  }
+}
 
 /** A transaction is run at most this many times when hooks ask for a retry. */
 const TRANSACTION_ATTEMPTS = 3;
@@ -92,6 +113,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   async function applyDecoded(q: Queryable, decoded: Decoded): Promise<IngestOutcome> {
     if (decoded.kind === "other") return { kind: "journaled" };
     if (decoded.kind === "burn_block") {
+      if (await lockTipAndCheckRestore(q)) throw new RestoreInProgressError();
       const b = decoded.burn;
       await q.query(
         `INSERT INTO chain.burn_blocks (burn_block_hash, burn_block_height, burn_amount, reward_recipients, reward_slot_holders)
@@ -111,7 +133,8 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   }
 
   async function applyBlock(q: Queryable, block: DecodedBlock): Promise<IngestOutcome> {
-    const { tip, stored } = await lockTipAndCheckBlock(q, block.indexBlockHash);
+    const { tip, stored, restoring } = await lockTipAndCheckBlock(q, block.indexBlockHash);
+    if (restoring) throw new RestoreInProgressError();
     const base = {
       kind: "block" as const,
       height: block.height,
@@ -366,11 +389,21 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
 
     async drainPending(onOutcome) {
       let processed = 0;
+      let waits = 0;
       for (;;) {
         const batch = await readPendingJournal(db, 100);
         if (!batch.length) return processed;
         for (const entry of batch) {
-          const outcome = await ingestor.processJournalEntry(entry);
+          let outcome: IngestOutcome;
+          try {
+            outcome = await ingestor.processJournalEntry(entry);
+          } catch (err) {
+            if (!(err instanceof RestoreInProgressError)) throw err;
+            // Start-up waits (the ports answer 503 meanwhile) until the restore is over.
+            if (waits++ === 0) logger.warn({ msg: err.message });
+            await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * waits)));
+            break;
+          }
           processed++;
           onOutcome?.(outcome);
         }

@@ -55,12 +55,25 @@ export async function readTip(q: Queryable, forUpdate = false): Promise<ChainTip
 export async function lockTipAndCheckBlock(
   q: Queryable,
   indexBlockHash: string,
-): Promise<{ tip: ChainTip; stored: boolean }> {
+): Promise<{ tip: ChainTip; stored: boolean; restoring: boolean }> {
+  // `restoring`: an archive restore is in progress (runtime/archive, control.archive_restore); it
+  // takes the same lock before it starts, so a block sees it or precedes it.
   const { rows } = await q.query(
-    `${SELECT_TIP.replace(" FROM control.chain_tip", ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored FROM control.chain_tip")} FOR UPDATE`,
+    `${SELECT_TIP.replace(
+      " FROM control.chain_tip",
+      ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored, EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip",
+    )} FOR UPDATE`,
     [indexBlockHash],
   );
-  return { tip: toTip(rows[0]), stored: Boolean(rows[0].stored) };
+  return { tip: toTip(rows[0]), stored: Boolean(rows[0].stored), restoring: Boolean(rows[0].restoring) };
+}
+
+/** Locks the tip row and says whether an archive restore is in progress (burn blocks). */
+export async function lockTipAndCheckRestore(q: Queryable): Promise<boolean> {
+  const { rows } = await q.query<{ restoring: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip FOR UPDATE",
+  );
+  return Boolean(rows[0]?.restoring);
 }
 
 export function tipRef(tip: ChainTip): TipRef | null {
@@ -153,4 +166,43 @@ export async function updateTip(
  */
 export async function raiseBurnTip(q: Queryable, burnBlockHeight: number): Promise<void> {
   await q.query("UPDATE control.chain_tip SET burn_block_height = GREATEST(burn_block_height, $1)", [burnBlockHeight]);
+}
+
+/**
+ * After rows were bulk-loaded under the chain (an archive restore): the tip follows the highest
+ * stored canonical block when that is higher than the current tip, the counters are recounted
+ * from the tables, and the finality boundary is recomputed as for any block.
+ */
+export async function retipFromStoredChain(q: Queryable, confirmations: number): Promise<ChainTip> {
+  await q.query(
+    `UPDATE control.chain_tip SET
+       index_block_hash = CASE WHEN t.block_height > COALESCE(chain_tip.block_height, -1) THEN t.index_block_hash ELSE chain_tip.index_block_hash END,
+       block_height = GREATEST(COALESCE(chain_tip.block_height, -1), t.block_height),
+       burn_block_height = GREATEST(COALESCE(chain_tip.burn_block_height, -1), t.burn_block_height,
+         COALESCE((SELECT max(burn_block_height) FROM chain.burn_blocks), -1)),
+       last_block_at = COALESCE(chain_tip.last_block_at, now()),
+       blocks_ingested = (SELECT count(*) FROM chain.blocks),
+       canonical_txs = (SELECT count(*) FROM chain.transactions WHERE canonical),
+       canonical_events = (SELECT count(*) FROM chain.events WHERE canonical AND committed)
+     FROM (SELECT index_block_hash, block_height, burn_block_height FROM chain.blocks
+            WHERE canonical ORDER BY block_height DESC LIMIT 1) t`,
+  );
+  const tip = await readTip(q, true);
+  await updateTip(
+    q,
+    { finality: { contestedFromHeight: tip.contestedFromHeight, belowFinality: false } },
+    confirmations,
+  );
+  return readTip(q);
+}
+
+/**
+ * The tip's block hash under a share lock: bulk loads that may run side by side take it, which
+ * still keeps every block transaction (FOR UPDATE) out until they commit.
+ */
+export async function lockTipShared(q: Queryable, exclusive = false): Promise<string | null> {
+  const { rows } = await q.query<{ index_block_hash: string | null }>(
+    `SELECT index_block_hash FROM control.chain_tip FOR ${exclusive ? "UPDATE" : "SHARE"}`,
+  );
+  return rows[0]?.index_block_hash ?? null;
 }

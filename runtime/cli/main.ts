@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { ConfigError } from "../internal/errors.js";
 import { archiveCommandOf, registerArchiveCreditCommands } from "../archive/credits/command.js";
 import { registerGeneratorCommands } from "../../generator/commands.js";
+import { registerArchiveCommands } from "../archive/command.js";
 import { registerSimulateCommand } from "../simulator/index.js";
 import { registerDevCommand } from "./dev-command.js";
 import { registerDispatcherCommand } from "./dispatcher-command.js";
@@ -19,7 +20,8 @@ registerSimulateCommand(program);
 registerGeneratorCommands(program);
 registerDevCommand(program);
 registerDispatcherCommand(program);
-// After any other `archive` registration: the credit commands join the existing group.
+registerArchiveCommands(program);
+// After the archive commands: the credit commands join the same group.
 registerArchiveCreditCommands(archiveCommandOf(program));
 
 try {

@@ -14,6 +14,13 @@ const parsers = {
  * directory PGlite dumped, is where a new database starts instead of an empty cluster (the test
  * suite starts from a migrated one: initdb takes seconds).
  */
+/** `COPY … FROM STDIN` / `TO STDOUT` → the same through PGlite's blob device. */
+function toBlobDevice(sql: string): string {
+  const out = sql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'").replace(/\bTO\s+STDOUT\b/i, "TO '/dev/blob'");
+  if (out === sql) throw new Error("COPY statement without FROM STDIN or TO STDOUT");
+  return out;
+}
+
 export async function createPgliteDb(dataDir: string | undefined, snapshot?: Blob): Promise<Db> {
   const pg = await PGlite.create({ dataDir, loadDataDir: snapshot, extensions: { pg_trgm }, parsers });
   const { rows } = await pg.query<{ cost: string }>(SERVER_RANDOM_PAGE_COST_SQL);
@@ -28,12 +35,23 @@ export async function createPgliteDb(dataDir: string | undefined, snapshot?: Blo
       const res = await q.query<T>(sql, params as unknown[]);
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
+    // PGlite has no COPY protocol stream: STDIN/STDOUT are its /dev/blob device.
+    async copyFrom(sql: string, data: Uint8Array) {
+      const res = await q.query(toBlobDevice(sql), [], { blob: new Blob([data]) });
+      return res.affectedRows ?? 0;
+    },
+    async copyTo(sql: string) {
+      const res = await q.query(toBlobDevice(sql));
+      return res.blob ? Buffer.from(await res.blob.arrayBuffer()) : Buffer.alloc(0);
+    },
   });
   const base = wrap(pg);
   return {
     kind: "pglite",
     query: base.query,
     exec: base.exec,
+    copyFrom: base.copyFrom,
+    copyTo: base.copyTo,
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     async listen(channel, handler) {
       const unsub = await pg.listen(channel, handler);

@@ -1,5 +1,8 @@
 /** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection. */
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
 import pg from "pg";
+import { from as copyFromStream, to as copyToStream } from "pg-copy-streams";
 import { SERVER_RANDOM_PAGE_COST_SQL, plannerSessionSettings, startupOptions } from "./planner-settings.js";
 import { PreparedStatementPolicy } from "./prepared-statements.js";
 import type { Db, NotificationHandler, Queryable, QueryResult } from "./types.js";
@@ -47,7 +50,29 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
         : client.query({ name, text: sql, values: params ?? [] }));
       return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
     },
+    copyFrom: (sql: string, data: Uint8Array) =>
+      withClient(client, async (c) => {
+        const stream = c.query(copyFromStream(sql));
+        await pipeline(Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]), stream);
+        return stream.rowCount ?? 0;
+      }),
+    copyTo: (sql: string) =>
+      withClient(client, async (c) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of c.query(copyToStream(sql))) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks);
+      }),
   });
+  /** COPY needs one connection: the transaction's own, or one borrowed from the pool. */
+  async function withClient<T>(client: pg.Pool | pg.PoolClient, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (!(client instanceof pg.Pool)) return fn(client);
+    const c = await client.connect();
+    try {
+      return await fn(c);
+    } finally {
+      c.release();
+    }
+  }
 
   const handlers = new Map<string, Set<NotificationHandler>>();
   let listener: pg.Client | null = null;
@@ -68,6 +93,8 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
     kind: "postgres",
     query: base.query,
     exec: base.exec,
+    copyFrom: base.copyFrom,
+    copyTo: base.copyTo,
     async transaction(fn) {
       const client = await pool.connect();
       try {

@@ -12,6 +12,14 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
   /** Runs a script of several statements (no parameters), e.g. a migration. */
   exec(sql: string): Promise<void>;
+  /**
+   * Bulk load: `COPY … FROM STDIN` (text format) fed with `data`; returns the rows loaded. Both
+   * drivers have it (PostgreSQL through pg-copy-streams, PGlite through its /dev/blob device);
+   * optional so plain wrappers in tests need not implement it.
+   */
+  copyFrom?(sql: string, data: Uint8Array): Promise<number>;
+  /** Bulk read: `COPY (SELECT …) TO STDOUT` (text format); returns the bytes. */
+  copyTo?(sql: string): Promise<Buffer>;
 }
 
 export type NotificationHandler = (payload: string) => void;

@@ -177,3 +177,16 @@ export async function lockTip(q: Queryable): Promise<{ height: number; finalized
   const r = rows[0];
   return { height: r?.block_height ?? -1, finalizedHeight: r?.finalized_height ?? null };
 }
+
+/**
+ * Every subgraph is to be built again from the stored blocks, by the engine's own backfill when
+ * it next starts: after history was bulk-loaded beneath subgraphs whose tables are still empty
+ * (an archive bootstrap into an empty chain).
+ */
+export async function markAllForBackfill(q: Queryable): Promise<void> {
+  await q.query(
+    `UPDATE control.subgraphs SET status = 'backfilling', blocks_done = 0, blocks_total = 0, error = NULL,
+        operation_reason = NULL, operation_started_at = now(), operation_finished_at = NULL, updated_at = now()`,
+  );
+  await q.query("UPDATE control.subgraph_progress SET subgraph_height = -1, unjournaled_height = -1");
+}

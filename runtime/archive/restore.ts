@@ -1,0 +1,444 @@
+/**
+ * Restores from an archive into an instance's database: `bootstrap` (an empty chain → every
+ * partition), `backfill` (partitions of a height range the instance lacks or holds differently)
+ * and `repair` (partitions whose local rows no longer match the manifest). In phases:
+ *
+ * 1. plan and confirm (partitions, bytes, price units);
+ * 2. download every bundle and check its sha256 against the signed manifest: a bad bundle stops
+ *    the restore here, before any row is written, naming the partition and the reason;
+ * 3. load each partition in ONE transaction (delete what it replaces, COPY its sections, record
+ *    it): a kill leaves each partition wholly in or wholly out, and a re-run resumes after the
+ *    last one committed. Bootstrap drops the chain tables' secondary indexes first (kept in the
+ *    restore's state row) and builds them once after the load;
+ * 4. re-tip the chain (tip, counters, finality) and rebuild the subgraphs from the stored blocks.
+ *
+ * A service sharing the database (PostgreSQL) may keep running: while the restore's state row
+ * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
+ * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
+ */
+import fs from "node:fs";
+import type { Config } from "../config/index.js";
+import type { Db } from "../db/types.js";
+import type { Logger } from "../internal/logger.js";
+import { assembleIngest } from "../ingest-wiring.js";
+import { lockTipShared, retipFromStoredChain } from "../chain/tip.js";
+import { markAllForBackfill } from "../subgraphs/control-store.js";
+import {
+  type BundleContent,
+  BundleFormatError,
+  blockHashesOf,
+  decodeBundle,
+  decompressBundle,
+  sha256Hex,
+} from "./bundle.js";
+import {
+  CHAIN_TABLES,
+  chainIsEmpty,
+  buildIndexes,
+  deletePartitionRows,
+  dropIndexes,
+  importSql,
+  readSecondaryIndexes,
+} from "./chain-tables.js";
+import { ArchiveRefusal, downloadBundle, type OpenedArchive } from "./client.js";
+import type { PartitionEntry } from "./manifest.js";
+import {
+  type RestoreOperation,
+  countRestoredPartitions,
+  finishRestoreState,
+  readRestoreState,
+  recordRestoredPartition,
+  setDroppedIndexes,
+  setRestorePhase,
+  startRestoreState,
+} from "./restore-store.js";
+import { checkPartition } from "./verify.js";
+
+export interface RestorePlan {
+  operation: RestoreOperation;
+  partitions: PartitionEntry[];
+  bytes: number;
+  events: number;
+  priceUnits: number;
+  resumed: boolean;
+}
+
+export interface RestoreProgress {
+  /** One redrawable status line. */
+  update(line: string): void;
+  /** A line that stays. */
+  done(line: string): void;
+}
+
+export interface RestoreOptions {
+  db: Db;
+  config: Readonly<Config>;
+  logger: Logger;
+  archive: OpenedArchive;
+  operation: RestoreOperation;
+  /** backfill: the height range. */
+  from?: number;
+  to?: number;
+  downloadsDir: string;
+  /** Asked with the plan before anything is downloaded; false cancels. */
+  confirm(plan: RestorePlan): Promise<boolean>;
+  progress?: RestoreProgress;
+  /** Tests: the download URL of a partition instead of a presigned one. */
+  urlFor?(entry: PartitionEntry): string | undefined;
+}
+
+export interface RestoreSummary {
+  plan: RestorePlan;
+  cancelled: boolean;
+  downloadedBytes: number;
+  downloadSeconds: number;
+  rows: number;
+  events: number;
+  loadSeconds: number;
+  indexSeconds: number;
+  subgraphSeconds: number;
+  tipHeight: number | null;
+  finalizedHeight: number | null;
+}
+
+export class RestoreRefusal extends Error {}
+
+const fmtBytes = (n: number) =>
+  n >= 1 << 30
+    ? `${(n / (1 << 30)).toFixed(2)} GB`
+    : n >= 1 << 20
+      ? `${(n / (1 << 20)).toFixed(1)} MB`
+      : `${(n / 1024).toFixed(1)} kB`;
+const fmtRate = (n: number) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0);
+const fmtEta = (s: number) =>
+  Number.isFinite(s) ? (s >= 60 ? `${Math.floor(s / 60)}m${Math.round(s % 60)}s` : `${Math.round(s)}s`) : "?";
+
+export function describePlan(plan: RestorePlan): string {
+  return [
+    `${plan.operation}${plan.resumed ? " (resuming)" : ""}: ${plan.partitions.length} partition${plan.partitions.length === 1 ? "" : "s"}` +
+      (plan.partitions.length
+        ? ` (heights ${plan.partitions[0].first_height}–${plan.partitions[plan.partitions.length - 1].last_height})`
+        : ""),
+    `  download ${fmtBytes(plan.bytes)}, ${plan.events} events`,
+    `  price ${plan.priceUnits} unit${plan.priceUnits === 1 ? "" : "s"}`,
+  ].join("\n");
+}
+
+export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSummary> {
+  const { db, archive } = o;
+  const manifest = archive.manifest;
+  if (manifest.network !== o.config.network)
+    throw new RestoreRefusal(
+      `the archive holds ${manifest.network}; this instance is on ${o.config.network} (NETWORK)`,
+    );
+  const byFirst = new Map(manifest.partitions.map((p) => [p.first_height, p]));
+
+  // 1. Plan: an unfinished restore resumes; otherwise choose the partitions.
+  let state = await readRestoreState(db);
+  let partitions: PartitionEntry[];
+  if (state !== null) {
+    if (state.operation !== o.operation)
+      throw new RestoreRefusal(
+        `an archive ${state.operation} is unfinished; run \`sluice archive ${state.operation}\` again to finish it first`,
+      );
+    partitions = state.partitions.map((h) => {
+      const p = byFirst.get(h);
+      if (!p)
+        throw new RestoreRefusal(
+          `the unfinished ${state?.operation} needs partition ${h}, which the archive no longer lists`,
+        );
+      return p;
+    });
+  } else {
+    partitions = await choosePartitions(o);
+  }
+  const loaded = new Set(state?.loaded ?? []);
+  const plan: RestorePlan = {
+    operation: o.operation,
+    partitions,
+    bytes: partitions.filter((p) => !loaded.has(p.first_height)).reduce((s, p) => s + p.bytes, 0),
+    events: partitions.reduce((s, p) => s + p.rows.events, 0),
+    priceUnits: partitions.filter((p) => !loaded.has(p.first_height)).reduce((s, p) => s + p.price_units, 0),
+    resumed: state !== null,
+  };
+  const summary: RestoreSummary = {
+    plan,
+    cancelled: false,
+    downloadedBytes: 0,
+    downloadSeconds: 0,
+    rows: 0,
+    events: 0,
+    loadSeconds: 0,
+    indexSeconds: 0,
+    subgraphSeconds: 0,
+    tipHeight: null,
+    finalizedHeight: null,
+  };
+  if (partitions.length === 0) return summary;
+  if (!(await o.confirm(plan))) return { ...summary, cancelled: true };
+
+  // The restore is recorded before anything else: from here on, a service sharing the database
+  // leaves observer requests journaled until the restore ends (runtime/chain/ingest.ts).
+  const operation = o.operation;
+  if (state === null) {
+    await db.transaction(async (q) => {
+      await lockTipShared(q, true);
+      if (operation === "bootstrap" && !(await chainIsEmpty(q)))
+        throw new RestoreRefusal("bootstrap needs an instance whose chain is empty; use backfill or repair");
+      await startRestoreState(q, {
+        operation,
+        archiveUrl: archive.baseUrl,
+        manifestSequence: manifest.sequence,
+        partitions: partitions.map((p) => p.first_height),
+        phase: "downloading",
+        droppedIndexes: [],
+      });
+    });
+    state = await readRestoreState(db);
+  }
+  if (state === null) throw new Error("restore state vanished");
+
+  // 2. Download and check every bundle before any row is written.
+  const files = new Map<number, string>();
+  const pending = partitions.filter((p) => !loaded.has(p.first_height));
+  let t0 = performance.now();
+  let got = 0;
+  try {
+    for (const [i, p] of pending.entries()) {
+      const file = await downloadBundle(
+        archive.baseUrl,
+        p,
+        o.downloadsDir,
+        (n) => {
+          got += n;
+          const s = (performance.now() - t0) / 1000;
+          const rate = got / Math.max(s, 1e-3);
+          o.progress?.update(
+            `download ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
+          );
+        },
+        o.urlFor?.(p),
+      );
+      files.set(p.first_height, file);
+    }
+  } catch (err) {
+    // Nothing was written: the restore did not happen (and ingestion need not wait for it).
+    if (state.phase === "downloading") await finishRestoreState(db);
+    throw err;
+  }
+  summary.downloadedBytes = got;
+  summary.downloadSeconds = (performance.now() - t0) / 1000;
+  o.progress?.done(
+    `downloaded ${pending.length} bundles, ${fmtBytes(got)} in ${summary.downloadSeconds.toFixed(1)}s; digests match the signed manifest`,
+  );
+
+  // 3. Load, one transaction per partition.
+  if (state.phase === "downloading") {
+    await db.transaction(async (q) => {
+      const dropped = operation === "bootstrap" ? await readSecondaryIndexes(q) : [];
+      await setDroppedIndexes(q, dropped);
+      await dropIndexes(
+        q,
+        dropped.map((d) => d.name),
+      );
+      await setRestorePhase(q, "loading");
+    });
+    state = await readRestoreState(db);
+  }
+  if (state === null) throw new Error("restore state vanished");
+  t0 = performance.now();
+  const totalRows = pending.reduce((s, p) => s + rowsOf(p), 0);
+  if (state.phase === "loading") {
+    // On PostgreSQL two partitions load side by side (each in its own transaction): while one
+    // COPY runs in the server, the next bundle is read and decoded here.
+    const concurrency = db.kind === "postgres" ? 2 : 1;
+    let next = 0;
+    let done = 0;
+    let failure: unknown = null;
+    const worker = async () => {
+      while (failure === null && next < pending.length) {
+        const p = pending[next++];
+        try {
+          const content = prepareBundle(p, files.get(p.first_height) as string);
+          // Read after the await: both workers add to the same counter.
+          const rows = await loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
+          summary.rows += rows;
+        } catch (err) {
+          failure ??= err;
+          return;
+        }
+        summary.events += p.rows.events;
+        done++;
+        const s = (performance.now() - t0) / 1000;
+        const rate = summary.rows / Math.max(s, 1e-3);
+        o.progress?.update(
+          `load ${done}/${pending.length} | rows ${fmtRate(summary.rows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - summary.rows) / rate)}`,
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    if (failure !== null) throw failure;
+    summary.loadSeconds = (performance.now() - t0) / 1000;
+    o.progress?.done(
+      `loaded ${pending.length} partitions: ${summary.rows} rows in ${summary.loadSeconds.toFixed(1)}s (${fmtRate(summary.rows / Math.max(summary.loadSeconds, 1e-3))} rows/s)`,
+    );
+    await setRestorePhase(db, "indexes");
+    state.phase = "indexes";
+  }
+
+  // 4. Indexes, tip, subgraphs.
+  if (state.phase === "indexes") {
+    t0 = performance.now();
+    o.progress?.update(`building ${state.droppedIndexes.length} chain indexes…`);
+    const dropped = state.droppedIndexes;
+    const bootstrap = o.operation === "bootstrap";
+    await buildIndexes(db, dropped);
+    await db.transaction(async (q) => {
+      await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
+      if (bootstrap) await markAllForBackfill(q);
+      await setRestorePhase(q, "subgraphs");
+    });
+    summary.indexSeconds = (performance.now() - t0) / 1000;
+    o.progress?.done(`chain indexes built and statistics gathered in ${summary.indexSeconds.toFixed(1)}s`);
+    state.phase = "subgraphs";
+  }
+  t0 = performance.now();
+  o.progress?.update("rebuilding subgraphs from the restored blocks…");
+  await rebuildSubgraphs(o, o.operation !== "bootstrap");
+  summary.subgraphSeconds = (performance.now() - t0) / 1000;
+  o.progress?.done(`subgraphs rebuilt in ${summary.subgraphSeconds.toFixed(1)}s`);
+  await finishRestoreState(db);
+  for (const f of files.values()) fs.rmSync(f, { force: true });
+  const { rows } = await db.query<{ block_height: number | null; finalized_height: number | null }>(
+    "SELECT block_height, finalized_height FROM control.chain_tip",
+  );
+  summary.tipHeight = rows[0]?.block_height ?? null;
+  summary.finalizedHeight = rows[0]?.finalized_height ?? null;
+  return summary;
+}
+
+const rowsOf = (p: PartitionEntry) => p.rows.blocks + p.rows.burn_blocks + p.rows.transactions + p.rows.events;
+
+async function choosePartitions(o: RestoreOptions): Promise<PartitionEntry[]> {
+  const all = o.archive.manifest.partitions;
+  if (o.operation === "bootstrap") {
+    // Run again after it finished: nothing to do (newer partitions are a backfill's).
+    if (!(await chainIsEmpty(o.db)) && (await countRestoredPartitions(o.db)) > 0) return [];
+    if (!(await chainIsEmpty(o.db)))
+      throw new RestoreRefusal(
+        "bootstrap needs an instance whose chain is empty (it holds blocks); use `sluice archive backfill` or `repair`",
+      );
+    return all;
+  }
+  if (o.operation === "backfill") {
+    const from = o.from ?? 0;
+    const to = o.to ?? Number.MAX_SAFE_INTEGER;
+    const chosen: PartitionEntry[] = [];
+    for (const p of all.filter((p) => p.last_height >= from && p.first_height <= to)) {
+      if ((await checkPartition(o.db, p)).status !== "ok") chosen.push(p);
+    }
+    return chosen;
+  }
+  const chosen: PartitionEntry[] = [];
+  for (const p of all) if ((await checkPartition(o.db, p)).status === "differs") chosen.push(p);
+  return chosen;
+}
+
+/** One partition in one transaction: decode and check, delete what it replaces, COPY, record. */
+/** Reads, checks and decodes a downloaded bundle (no database work). */
+function prepareBundle(p: PartitionEntry, file: string): BundleContent {
+  // The file was checked when downloaded; check again (it sat on disk, maybe across a restart).
+  const bytes = fs.readFileSync(file);
+  if (sha256Hex(bytes) !== p.sha256) {
+    fs.rmSync(file, { force: true });
+    throw new ArchiveRefusal("the downloaded bundle changed on disk; run again to download it anew", p);
+  }
+  let content: BundleContent;
+  let payload: Buffer;
+  try {
+    payload = decompressBundle(bytes);
+    content = decodeBundle(payload);
+  } catch (err) {
+    if (err instanceof BundleFormatError) throw new ArchiveRefusal(`the bundle is malformed: ${err.message}`, p);
+    throw err;
+  }
+  if (sha256Hex(payload) !== p.content_sha256)
+    throw new ArchiveRefusal("the bundle's content digest is not the one the signed manifest names", p);
+  if (content.firstHeight !== p.first_height || content.lastHeight !== p.last_height)
+    throw new ArchiveRefusal("the bundle holds other heights than the manifest says", p);
+  return content;
+}
+
+/** One partition in one transaction: delete what it replaces, COPY its sections, record it. */
+async function loadPartition(
+  db: Db,
+  p: PartitionEntry,
+  content: BundleContent,
+  keyId: string,
+  bootstrap: boolean,
+): Promise<number> {
+  const range = {
+    firstHeight: p.first_height,
+    lastHeight: p.last_height,
+    burnAfter: p.burn_after_height,
+    burnTo: p.burn_to_height,
+  };
+  return db.transaction(async (q) => {
+    if (!q.copyFrom) throw new Error("this database driver has no COPY path");
+    if (db.kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
+    // Ingestion locks the tip row first in every block transaction: a share lock on it keeps a service
+    // that was started anyway from interleaving blocks with this partition, and during a
+    // bootstrap a tip means it already ingested some.
+    const tip = await lockTipShared(q);
+    if (bootstrap && tip !== null)
+      throw new RestoreRefusal(
+        "blocks were ingested while the bootstrap ran: stop the service, then run the bootstrap again",
+      );
+    // A bootstrap loads into a chain that was empty when it began, and a partition is committed
+    // whole or not at all: there is nothing to replace (and, with the indexes dropped, looking
+    // would scan every row loaded so far).
+    if (!bootstrap) await deletePartitionRows(q, range, blockHashesOf(content));
+    let rows = 0;
+    for (const table of CHAIN_TABLES) {
+      const section = content.sections.find((s) => s.table === table.name);
+      if (!section || section.rows === 0) continue;
+      await q.copyFrom(importSql(table), section.data);
+      rows += section.rows;
+    }
+    await recordRestoredPartition(q, {
+      firstHeight: p.first_height,
+      lastHeight: p.last_height,
+      sha256: p.sha256,
+      contentSha256: p.content_sha256,
+      keyId,
+    });
+    return rows;
+  });
+}
+
+/**
+ * Subgraphs rebuilt from the stored blocks by the engine itself. After a bootstrap they were
+ * marked for backfill (their tables are empty) and the engine resumes that when it starts; after a
+ * backfill or repair, rows already derived from the old chain rows are rebuilt by a reindex.
+ */
+async function rebuildSubgraphs(o: RestoreOptions, reindex: boolean): Promise<void> {
+  const { subgraphs } = await assembleIngest({ db: o.db, config: o.config, logger: o.logger });
+  try {
+    await subgraphs.idle();
+    if (reindex) {
+      for (const info of subgraphs.list()) {
+        const p = await subgraphs.progress(info.name);
+        if (p?.status === "ready") await subgraphs.reindex(info.name);
+      }
+      await subgraphs.idle();
+    }
+    const failed = (await subgraphs.progressAll()).filter((p) => p.status !== "ready");
+    if (failed.length)
+      throw new RestoreRefusal(
+        `subgraphs not ready after the restore: ${failed.map((p) => `${p.name} (${p.status}${p.error ? `: ${p.error}` : ""})`).join(", ")}`,
+      );
+  } finally {
+    await subgraphs.close();
+  }
+}
