@@ -9,7 +9,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
-import { createProgress } from "../cli/progress.js";
+import { createProgress, progressBar } from "../cli/progress.js";
 import { openArchive } from "./client.js";
 import { loadArchiveKey } from "./keys.js";
 import { DEFAULT_PARTITION_SPAN, publishArchive } from "./publish.js";
@@ -74,7 +74,7 @@ export function registerArchiveCommands(program: Command): void {
             const s = (performance.now() - started) / 1000;
             const eta = (s / done) * (total - done);
             progress?.update(
-              `publish ${done}/${total} | heights ${entry.first_height}-${entry.last_height} | events ${events} (${Math.round(events / Math.max(s, 1e-3))}/s) | ${(bytes / 1048576).toFixed(1)} MB | ETA ${Math.round(eta)}s`,
+              `publish ${progressBar(done / Math.max(total, 1))} ${done}/${total} | heights ${entry.first_height}-${entry.last_height} | events ${events} (${Math.round(events / Math.max(s, 1e-3))}/s) | ${(bytes / 1048576).toFixed(1)} MB | ETA ${Math.round(eta)}s`,
             );
           },
         });
