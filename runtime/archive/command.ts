@@ -113,11 +113,16 @@ export function registerArchiveCommands(program: Command): void {
       "\nARCHIVE_URL_SECRET (base64, 32 bytes) keeps presigned URLs valid across restarts and processes; unset: random per process.",
     )
     .action(async (opts: { dir: string; host: string; port: number; urlTtl: number }) => {
+      const dir = path.resolve(opts.dir);
+      if ((await filesystemStorage(dir).size("latest.json")) === null)
+        throw new Error(
+          `no archive in ${dir} (latest.json is missing): run \`sluice archive publish --out ${opts.dir}\` first`,
+        );
       const raw = process.env.ARCHIVE_URL_SECRET;
       const secret = raw ? Buffer.from(raw, "base64") : undefined;
       if (secret && secret.length !== 32) throw new Error("ARCHIVE_URL_SECRET must be the base64 encoding of 32 bytes");
       const server = await startArchiveServer({
-        storage: filesystemStorage(path.resolve(opts.dir)),
+        storage: filesystemStorage(dir),
         host: opts.host,
         port: opts.port,
         urlSecret: secret,
