@@ -9,7 +9,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
-import { createProgress } from "../cli/progress.js";
+import { createProgress, progressBar } from "../cli/progress.js";
 import { openArchive } from "./client.js";
 import { loadArchiveKey } from "./keys.js";
 import { DEFAULT_PARTITION_SPAN, publishArchive } from "./publish.js";
@@ -74,7 +74,7 @@ export function registerArchiveCommands(program: Command): void {
             const s = (performance.now() - started) / 1000;
             const eta = (s / done) * (total - done);
             progress?.update(
-              `publish ${done}/${total} | heights ${entry.first_height}-${entry.last_height} | events ${events} (${Math.round(events / Math.max(s, 1e-3))}/s) | ${(bytes / 1048576).toFixed(1)} MB | ETA ${Math.round(eta)}s`,
+              `publish ${progressBar(done / Math.max(total, 1))} ${done}/${total} | heights ${entry.first_height}-${entry.last_height} | events ${events} (${Math.round(events / Math.max(s, 1e-3))}/s) | ${(bytes / 1048576).toFixed(1)} MB | ETA ${Math.round(eta)}s`,
             );
           },
         });
@@ -113,11 +113,16 @@ export function registerArchiveCommands(program: Command): void {
       "\nARCHIVE_URL_SECRET (base64, 32 bytes) keeps presigned URLs valid across restarts and processes; unset: random per process.",
     )
     .action(async (opts: { dir: string; host: string; port: number; urlTtl: number }) => {
+      const dir = path.resolve(opts.dir);
+      if ((await filesystemStorage(dir).size("latest.json")) === null)
+        throw new Error(
+          `no archive in ${dir} (latest.json is missing): run \`sluice archive publish --out ${opts.dir}\` first`,
+        );
       const raw = process.env.ARCHIVE_URL_SECRET;
       const secret = raw ? Buffer.from(raw, "base64") : undefined;
       if (secret && secret.length !== 32) throw new Error("ARCHIVE_URL_SECRET must be the base64 encoding of 32 bytes");
       const server = await startArchiveServer({
-        storage: filesystemStorage(path.resolve(opts.dir)),
+        storage: filesystemStorage(dir),
         host: opts.host,
         port: opts.port,
         urlSecret: secret,

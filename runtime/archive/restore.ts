@@ -17,6 +17,7 @@
  * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
 import fs from "node:fs";
+import { progressBar } from "../cli/progress.js";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
@@ -215,7 +216,7 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
           const s = (performance.now() - t0) / 1000;
           const rate = got / Math.max(s, 1e-3);
           o.progress?.update(
-            `download ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
+            `download ${progressBar(got / Math.max(plan.bytes, 1))} ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
           );
         },
         o.urlFor?.(p),
@@ -273,7 +274,7 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
         const s = (performance.now() - t0) / 1000;
         const rate = summary.rows / Math.max(s, 1e-3);
         o.progress?.update(
-          `load ${done}/${pending.length} | rows ${fmtRate(summary.rows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - summary.rows) / rate)}`,
+          `load ${progressBar(summary.rows / Math.max(totalRows, 1))} ${done}/${pending.length} | rows ${fmtRate(summary.rows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - summary.rows) / rate)}`,
         );
       }
     };

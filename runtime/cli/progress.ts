@@ -34,3 +34,10 @@ export function formatDuration(seconds: number): string {
       ? `${Math.floor(s / 60)}m${s % 60}s`
       : `${s}s`;
 }
+
+/** `[########------------]  42%`: a fixed-width bar for a progress line (pure). */
+export function progressBar(fraction: number, width = 20): string {
+  const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+  const filled = Math.round(f * width);
+  return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${String(Math.floor(f * 100)).padStart(3)}%`;
+}

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedArchive, openArchive } from "../../../runtime/archive/client.js";
 import { loadArchiveKey } from "../../../runtime/archive/keys.js";
-import { type Manifest, type Signed, keyFromSeed, sign } from "../../../runtime/archive/manifest.js";
+import { type Manifest, type Signed, keyFromSeed, sign, trustedKeys } from "../../../runtime/archive/manifest.js";
 import { presign } from "../../../runtime/archive/presign.js";
 import { publishArchive } from "../../../runtime/archive/publish.js";
 import { restoreFromArchive } from "../../../runtime/archive/restore.js";
@@ -161,6 +161,30 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
     // Only finalized heights are published.
     const { rows } = await a.db.query<{ finalized_height: number }>("SELECT finalized_height FROM control.chain_tip");
     expect(manifest.partitions.at(-1)?.last_height).toBeLessThanOrEqual(rows[0].finalized_height);
+  });
+
+  it("a new signing key is refused unless the current key endorses it (rotation)", async () => {
+    const dir = path.join(root, "rotation");
+    await publishArchive({ db: a.db, storage: filesystemStorage(dir), key, network: "devnet", span: SPAN });
+    const next = keyFromSeed(Buffer.alloc(32, 21));
+    const publishWith = (previousKey?: typeof key) =>
+      publishArchive({
+        db: a.db,
+        storage: filesystemStorage(dir),
+        key: next,
+        previousKey,
+        network: "devnet",
+        span: SPAN,
+      });
+    await expect(publishWith()).rejects.toThrow(/is new to this archive .* pass the current key as --previous-key/);
+    await publishWith(key);
+    const keys = JSON.parse(fs.readFileSync(path.join(dir, "keys.json"), "utf8")).keys;
+    expect(keys.map((k: { key_id: string; endorsed_by: string | null }) => [k.key_id, k.endorsed_by])).toEqual([
+      [key.keyId, null],
+      [next.keyId, key.keyId],
+    ]);
+    // A client pinned to the old key trusts the new one through its endorsement.
+    expect([...trustedKeys({ keys }, pinned).keys()].sort()).toEqual([key.keyId, next.keyId].sort());
   });
 
   it("B bootstraps to A's canonical rows, then follows the chain to equal A everywhere", async () => {

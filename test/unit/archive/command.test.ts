@@ -33,6 +33,9 @@ describe("sluice archive CLI", () => {
       );
       expect(badRange.code).toBe(1);
       expect(badRange.stderr).toMatch(/--from must not be above --to/);
+      const empty = await runCli(["archive", "serve", "--dir", dir, "--port", "0"], env);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toMatch(/no archive in .*latest\.json is missing/);
       const unreachable = await runCli(["archive", "bootstrap", "--archive", "http://127.0.0.1:9", "--yes"], env);
       expect(unreachable.code).toBe(1);
       expect(unreachable.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
