@@ -15,14 +15,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createIngestor } from "../../../runtime/chain/ingest.js";
-import { importReplayFile } from "../../../runtime/cli/import.js";
 import { parseConfig } from "../../../runtime/config/index.js";
-import { silentLogger } from "../../../runtime/internal/logger.js";
 import { type GroundTruth, writeSimulation } from "../../../runtime/simulator/index.js";
-import { createSubgraphEngine } from "../../../runtime/subgraphs/index.js";
 import { type RawRequest, expectedChain } from "../../support/chain-model.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
+import { importWithSpec } from "../../support/subgraph-import.js";
 import { readContracts, readHoldings } from "../../support/subgraph-dump.js";
 import {
   type RawBlock,
@@ -183,20 +180,8 @@ describe("a hot-row chain imported with many requests per transaction", () => {
 
   async function importWith(batchSize: number): Promise<void> {
     await testDb.reset();
-    const config = parseConfig({ NETWORK: "devnet", DATA_DIR: ".tmp/unused" });
-    const engine = createSubgraphEngine({ db: testDb.db, config, logger: silentLogger });
-    await engine.init();
-    await engine.deploy(dipSpec(plan.refused), "yaml");
-    await engine.idle();
-    const ingestor = createIngestor({
-      db: testDb.db,
-      logger: silentLogger,
-      finalityBurnConfirmations: config.finalityBurnConfirmations,
-      hooks: [engine.hooks],
-    });
-    const summary = await importReplayFile(file, ingestor, undefined, { batch: { maxRequests: batchSize } });
+    const summary = await importWithSpec(testDb.db, file, dipSpec(plan.refused), batchSize);
     expect(summary.malformed).toBe(0);
-    await engine.close();
   }
 
   async function expectTables(): Promise<void> {

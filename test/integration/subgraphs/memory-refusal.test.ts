@@ -15,14 +15,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createIngestor } from "../../../runtime/chain/ingest.js";
-import { importReplayFile } from "../../../runtime/cli/import.js";
-import { parseConfig } from "../../../runtime/config/index.js";
-import { silentLogger } from "../../../runtime/internal/logger.js";
 import { simulateChain, writeSimulation } from "../../../runtime/simulator/index.js";
-import { createSubgraphEngine } from "../../../runtime/subgraphs/index.js";
 import type { RawRequest } from "../../support/chain-model.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
+import { importWithSpec } from "../../support/subgraph-import.js";
 import { postObserver, startTestService } from "../../support/service.js";
 import { readContracts, readHoldings } from "../../support/subgraph-dump.js";
 import { canonicalBlocks, expectedContracts, expectedHoldings, type RawBlock } from "../../support/subgraph-expect.js";
@@ -119,20 +115,8 @@ describe("a counter refused in one block and valid again at the transaction's en
     const file = path.join(fs.mkdtempSync(path.join(".tmp", "subgraph-memory-refusal-")), "chain.tsv");
     try {
       await writeSimulation(SIMULATION, file);
-      const config = parseConfig({ NETWORK: "devnet", DATA_DIR: ".tmp/unused" });
-      const engine = createSubgraphEngine({ db: testDb.db, config, logger: silentLogger });
-      await engine.init();
-      await engine.deploy(dipSpec(dipAt), "yaml");
-      await engine.idle();
-      const ingestor = createIngestor({
-        db: testDb.db,
-        logger: silentLogger,
-        finalityBurnConfirmations: config.finalityBurnConfirmations,
-        hooks: [engine.hooks],
-      });
-      const summary = await importReplayFile(file, ingestor, undefined, { batch: { maxRequests: requests.length } });
+      const summary = await importWithSpec(testDb.db, file, dipSpec(dipAt), requests.length);
       expect(summary.malformed).toBe(0);
-      await engine.close();
       await expectFailedBeforeDip();
     } finally {
       fs.rmSync(path.dirname(file), { recursive: true, force: true });
