@@ -27,6 +27,25 @@ export async function postObserver(observerUrl: string, path: string, body: stri
   if (res.status !== 200) throw new Error(`observer answered ${res.status} for ${path}: ${await res.text()}`);
 }
 
+/**
+ * Starts a service on `db`, posts every request to its observer, waits until the chain and the
+ * subgraphs have taken them all in, and stops it.
+ */
+export async function ingestThroughService(
+  db: Db,
+  requests: readonly { path: string; body: string }[],
+  env: Record<string, string> = {},
+): Promise<void> {
+  const service = await startTestService(db, env);
+  try {
+    for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
+    await service.idle();
+    await service.subgraphs.idle();
+  } finally {
+    await service.stop();
+  }
+}
+
 /** Polls until fn returns a truthy value (never sleeps a fixed time). */
 export async function waitFor<T>(
   fn: () => Promise<T> | T,

@@ -20,7 +20,7 @@ import { silentLogger } from "../../../runtime/internal/logger.js";
 import { dumpChainTables, dumpSubgraphSchemas } from "../../support/archive.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../../support/fixtures.js";
-import { postObserver, startTestService } from "../../support/service.js";
+import { ingestThroughService } from "../../support/service.js";
 
 const apiDir = path.join(FIXTURES_DIR, "observer", "stacks-blockchain-api");
 const recordings = hasFixtures
@@ -48,14 +48,7 @@ describe.skipIf(!hasFixtures)("archive over recorded fixtures", () => {
   });
 
   async function ingest(db: Db, requests: { path: string; body: string }[]) {
-    const service = await startTestService(db, { NETWORK: "mainnet" });
-    try {
-      for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
-      await service.idle();
-      await service.subgraphs.idle();
-    } finally {
-      await service.stop();
-    }
+    await ingestThroughService(db, requests, { NETWORK: "mainnet" });
   }
 
   for (const file of recordings) {

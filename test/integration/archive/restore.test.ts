@@ -27,7 +27,7 @@ import { silentLogger } from "../../../runtime/internal/logger.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
 import { countRows, dumpChainTables, dumpSubgraphSchemas } from "../../support/archive.js";
 import { TEST_DB_KIND, type TestDb, createTestDb } from "../../support/db.js";
-import { postObserver, startTestService, waitFor } from "../../support/service.js";
+import { ingestThroughService, postObserver, startTestService, waitFor } from "../../support/service.js";
 
 const SEED = process.env.SEED ?? "archive-1";
 const SPAN = 20;
@@ -72,14 +72,7 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
 
   /** B's chain and subgraph tables after a service on B has seen every request again. */
   async function followAndDump(db: Db) {
-    const service = await startTestService(db, { NETWORK: "devnet" });
-    try {
-      for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
-      await service.idle();
-      await service.subgraphs.idle();
-    } finally {
-      await service.stop();
-    }
+    await ingestThroughService(db, requests, { NETWORK: "devnet" });
     return { chain: await dumpChainTables(db), subgraphs: await dumpSubgraphSchemas(db) };
   }
 
@@ -108,14 +101,7 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
       "the simulation reorgs",
     ).toBe(true);
     requests = payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }));
-    const service = await startTestService(a.db, { NETWORK: "devnet" });
-    try {
-      for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
-      await service.idle();
-      await service.subgraphs.idle();
-    } finally {
-      await service.stop();
-    }
+    await ingestThroughService(a.db, requests, { NETWORK: "devnet" });
     aChain = await dumpChainTables(a.db);
     aSubgraphs = await dumpSubgraphSchemas(a.db);
     const published = await publishArchive({

@@ -12,7 +12,7 @@ import YAML from "yaml";
 import { SPECS_DIR } from "../../../generator/repo-paths.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
 import { hasFixtures, readReplayTsv } from "../../support/fixtures.js";
-import { postObserver, startTestService } from "../../support/service.js";
+import { ingestThroughService, startTestService } from "../../support/service.js";
 import { readHoldings } from "../../support/subgraph-dump.js";
 import { type RawBlock, canonicalBlocks, expectedHoldings } from "../../support/subgraph-expect.js";
 
@@ -45,14 +45,7 @@ describe.skipIf(!hasFixtures)("a built-in subgraph upgraded in place", () => {
   /** A fresh database holding the fixture, ingested by the current build. */
   async function ingestFixture(): Promise<void> {
     await testDb.reset();
-    const service = await startTestService(testDb.db);
-    try {
-      for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
-      await service.idle();
-      await service.subgraphs.idle();
-    } finally {
-      await service.stop();
-    }
+    await ingestThroughService(testDb.db, requests);
   }
 
   /** Starts the current build on the database, waits for its backfills, returns asset-holdings' state. */
