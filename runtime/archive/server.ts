@@ -129,7 +129,11 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
           if (res.headersSent) return void res.destroy();
           res.writeHead(result.status, { "content-type": "application/json" });
           return void res.end(
-            JSON.stringify({ error: result.message, code: result.code, ...(result.details ? { details: result.details } : {}) }),
+            JSON.stringify({
+              error: result.message,
+              code: result.code,
+              ...(result.details ? { details: result.details } : {}),
+            }),
           );
         }
         charged = { charged_cents: result.chargedCents, balance_cents: result.balanceCents, free: result.free };
