@@ -32,7 +32,11 @@ async function serve(env: Record<string, string>) {
     });
     void exited.then(() => reject(new Error(`serve exited: ${err}`)));
   });
-  return { url, out: () => out, stop: async () => (child.kill("SIGTERM"), exited) };
+  const stop = async () => {
+    child.kill("SIGTERM");
+    return exited;
+  };
+  return { url, out: () => out, stop };
 }
 
 describe("sluice archive serve", () => {
