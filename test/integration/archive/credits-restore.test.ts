@@ -141,6 +141,26 @@ describe("archive restore paid with credits", () => {
     expect(body.url).toBeUndefined();
   });
 
+  it("a presign the balance does not cover answers 402 with no URL and charges nothing", async () => {
+    const first = manifest.partitions[0];
+    const short = await grant(dollars(first.price_units * UNIT_CENTS - 1));
+    const res = await fetch(`${server.url}/presign`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${short.credit_key}`,
+        "idempotency-key": "r1:one",
+      },
+      body: JSON.stringify({ file: first.file, kind: "bootstrap" }),
+    });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as { code: string; url?: string };
+    expect(body.code).toBe("INSUFFICIENT_CREDITS");
+    expect(body.url).toBeUndefined();
+    expect(await entries(short.key_id, "charge")).toBe("0");
+    expect(await sumOfEntries(ledger.db, short.key_id)).toBe(first.price_units * UNIT_CENTS - 1);
+  });
+
   it("a short balance stops the bootstrap: nothing charged, downloaded or written", async () => {
     const short = await grant(dollars(manifestCents - 1));
     const keyId = short.key_id;
