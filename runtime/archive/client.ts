@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import type { BundleKind } from "./credits/money.js";
+import { bundleIdempotencyKey, chargeHeaders } from "./credits/presign-charge.js";
 import {
   type KeyList,
   type LatestPointer,
@@ -89,14 +91,53 @@ export async function openArchive(baseUrl: string, pinnedKeys: readonly string[]
   }
 }
 
-/** A presigned URL for one bundle. */
-export async function presignedUrl(baseUrl: string, entry: PartitionEntry): Promise<string> {
+/**
+ * Who pays for a restore's bundles: the credit key (null on a free archive) and the restore's id,
+ * which with the bundle's file is the idempotency key of its charge, the same on every retry and
+ * resume of that restore.
+ */
+export interface BundleCharging {
+  creditKey: string | null;
+  restoreId: string;
+  kind: BundleKind;
+}
+
+/** What the archive charges: `GET /pricing` (a free archive charges nothing). */
+export async function fetchPricing(baseUrl: string): Promise<{ charged: boolean; unitPriceCents: number }> {
+  const p = await getJson<{ charged?: unknown; unit_price_cents?: unknown }>(`${baseUrl}/pricing`);
+  const unit = Number(p.unit_price_cents);
+  if (typeof p.charged !== "boolean" || !Number.isSafeInteger(unit) || unit < 0)
+    throw new ArchiveRefusal(`${baseUrl}/pricing is not {charged, unit_price_cents}`);
+  return { charged: p.charged && unit > 0, unitPriceCents: p.charged ? unit : 0 };
+}
+
+/** A presigned URL for one bundle (charged to `charging`'s credit key by an archive that sells bundles). */
+export async function presignedUrl(baseUrl: string, entry: PartitionEntry, charging?: BundleCharging): Promise<string> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (charging?.creditKey)
+    Object.assign(headers, chargeHeaders(charging.creditKey, bundleIdempotencyKey(charging.restoreId, entry.file)));
   const res = await request(
     `${baseUrl}/presign`,
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ file: entry.file }) },
+    {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ file: entry.file, ...(charging ? { kind: charging.kind } : {}) }),
+    },
     entry,
   );
-  if (!res.ok) throw new ArchiveRefusal(`presign answered ${res.status}: ${(await res.text()).slice(0, 200)}`, entry);
+  if (!res.ok) {
+    const text = await res.text();
+    let body: { error?: string; code?: string } = {};
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {}
+    if (res.status === 402 || res.status === 401)
+      throw new ArchiveRefusal(
+        `the archive refused to charge the bundle (${res.status} ${body.code ?? ""}: ${body.error ?? text.slice(0, 200)}); see sluice archive balance`,
+        entry,
+      );
+    throw new ArchiveRefusal(`presign answered ${res.status}: ${text.slice(0, 200)}`, entry);
+  }
   const { url } = (await res.json()) as { url: string };
   return new URL(url, `${baseUrl}/`).toString();
 }
@@ -116,6 +157,7 @@ export async function downloadBundle(
   dir: string,
   onBytes: (n: number) => void,
   url?: string,
+  charging?: BundleCharging,
 ): Promise<string> {
   const file = path.join(dir, `${entry.sha256}.bundle.gz`);
   if (fs.existsSync(file) && fs.statSync(file).size === entry.bytes && sha256File(file) === entry.sha256) return file;
@@ -127,7 +169,7 @@ export async function downloadBundle(
     have = 0;
   }
   if (have < entry.bytes) {
-    const target = url ?? (await presignedUrl(baseUrl, entry));
+    const target = url ?? (await presignedUrl(baseUrl, entry, charging));
     const res = await request(target, { headers: have > 0 ? { range: `bytes=${have}-` } : {} }, entry);
     if (res.status === 403) {
       const body = (await res.json().catch(() => ({}))) as { code?: string; error?: string };

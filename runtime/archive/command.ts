@@ -11,6 +11,10 @@ import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
 import { createProgress, progressBar } from "../cli/progress.js";
 import { openArchive } from "./client.js";
+import { loadCreditKey } from "./credits/client.js";
+import { openCreditsDb, parseCreditsConfig, providerFromConfig } from "./credits/config.js";
+import { createCreditsApp } from "./credits/routes.js";
+import { createCreditsService } from "./credits/service.js";
 import { loadArchiveKey } from "./keys.js";
 import { DEFAULT_PARTITION_SPAN, publishArchive } from "./publish.js";
 import { DEFAULT_URL_TTL_SECONDS } from "./presign.js";
@@ -110,7 +114,15 @@ export function registerArchiveCommands(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nARCHIVE_URL_SECRET (base64, 32 bytes) keeps presigned URLs valid across restarts and processes; unset: random per process.",
+      [
+        "",
+        "ARCHIVE_URL_SECRET (base64, 32 bytes) keeps presigned URLs valid across restarts and processes; unset: random per process.",
+        "Credits: each bundle is charged (manifest price units × ARCHIVE_UNIT_PRICE_CENTS, default 10) to the credit key",
+        "of the instance asking, in a ledger in ARCHIVE_CREDITS_DIR (default DATA_DIR/credits) or ARCHIVE_CREDITS_DATABASE_URL;",
+        "ARCHIVE_OPERATOR_TOKEN enables grants and refunds; STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and",
+        "ARCHIVE_CHECKOUT_RETURN_URL enable card checkout. ARCHIVE_FREE=true (or ARCHIVE_UNIT_PRICE_CENTS=0) serves a free",
+        "archive: no ledger, no credit key needed, nothing charged.",
+      ].join("\n"),
     )
     .action(async (opts: { dir: string; host: string; port: number; urlTtl: number }) => {
       const dir = path.resolve(opts.dir);
@@ -121,20 +133,50 @@ export function registerArchiveCommands(program: Command): void {
       const raw = process.env.ARCHIVE_URL_SECRET;
       const secret = raw ? Buffer.from(raw, "base64") : undefined;
       if (secret && secret.length !== 32) throw new Error("ARCHIVE_URL_SECRET must be the base64 encoding of 32 bytes");
-      const server = await startArchiveServer({
-        storage: filesystemStorage(dir),
-        host: opts.host,
-        port: opts.port,
-        urlSecret: secret,
-        urlTtlSeconds: opts.urlTtl,
-      });
-      process.stdout.write(`archive ${opts.dir} served at ${server.url} (presigned URLs live ${opts.urlTtl}s)\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      });
-      await server.close();
+      const free = parseFreeFlag(process.env.ARCHIVE_FREE);
+      const config = parseConfig();
+      const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+      const creditsConfig = free ? null : parseCreditsConfig(process.env, config.dataDir);
+      const charging = creditsConfig !== null && creditsConfig.unitPriceCents > 0;
+      const creditsDb = charging ? await openCreditsDb(creditsConfig) : null;
+      const service =
+        creditsDb && creditsConfig
+          ? createCreditsService({ db: creditsDb, provider: providerFromConfig(creditsConfig), logger })
+          : null;
+      try {
+        const server = await startArchiveServer({
+          storage: filesystemStorage(dir),
+          host: opts.host,
+          port: opts.port,
+          urlSecret: secret,
+          urlTtlSeconds: opts.urlTtl,
+          credits:
+            service && creditsConfig
+              ? {
+                  service,
+                  unitPriceCents: creditsConfig.unitPriceCents,
+                  app: createCreditsApp({ service, operatorToken: creditsConfig.operatorToken, logger }),
+                }
+              : undefined,
+        });
+        process.stdout.write(
+          `archive ${opts.dir} served at ${server.url} (presigned URLs live ${opts.urlTtl}s; ${
+            service && creditsConfig
+              ? `bundles charged at ${creditsConfig.unitPriceCents} cents per price unit`
+              : "free: nothing charged"
+          })\n`,
+        );
+        await new Promise<void>((resolve) => {
+          const stop = () => resolve();
+          process.once("SIGINT", stop);
+          process.once("SIGTERM", stop);
+        });
+        await server.close();
+      } finally {
+        // Auto-refills started by charges finish before the ledger closes.
+        await service?.settled();
+        await creditsDb?.close();
+      }
     });
 
   const archiveOption = () => new Option("--archive <url>", "archive server URL (default $ARCHIVE_URL)");
@@ -186,6 +228,14 @@ export function registerArchiveCommands(program: Command): void {
         await db.close();
       }
     });
+}
+
+/** ARCHIVE_FREE: true/1/yes serves a free archive; unset/false/0/no charges. */
+export function parseFreeFlag(raw: string | undefined): boolean {
+  const v = (raw ?? "").trim().toLowerCase();
+  if (v === "" || v === "false" || v === "0" || v === "no") return false;
+  if (v === "true" || v === "1" || v === "yes") return true;
+  throw new Error(`ARCHIVE_FREE must be true or false, not ${raw}`);
 }
 
 interface RestoreFlags {
@@ -252,6 +302,7 @@ async function runRestore(operation: RestoreOperation, opts: RestoreFlags): Prom
       from: opts.from,
       to: opts.to,
       downloadsDir: path.join(config.dataDir, "archive-downloads"),
+      creditKey: loadCreditKey(process.env, config.dataDir),
       confirm: (plan) => confirmPlan(plan, opts.yes),
       progress: opts.quiet ? { update() {}, done() {} } : createProgress(),
     });

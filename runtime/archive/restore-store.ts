@@ -1,10 +1,12 @@
-/** control.archive_restore and control.archive_partitions (migration 0010): a restore's resumable state. */
+/** control.archive_restore and control.archive_partitions (migrations 0010, 0011): a restore's resumable state. */
 import type { Queryable } from "../db/types.js";
 
 export type RestoreOperation = "bootstrap" | "backfill" | "repair";
 export type RestorePhase = "downloading" | "loading" | "indexes" | "subgraphs";
 
 export interface RestoreState {
+  /** Made once when the restore starts: with a bundle's file, the idempotency key of its charge. */
+  restoreId: string;
   operation: RestoreOperation;
   archiveUrl: string;
   manifestSequence: number;
@@ -18,11 +20,12 @@ export interface RestoreState {
 
 export async function readRestoreState(q: Queryable): Promise<RestoreState | null> {
   const { rows } = await q.query<Record<string, unknown>>(
-    "SELECT operation, archive_url, manifest_sequence, partitions, loaded, phase, dropped_indexes FROM control.archive_restore",
+    "SELECT restore_id, operation, archive_url, manifest_sequence, partitions, loaded, phase, dropped_indexes FROM control.archive_restore",
   );
   const r = rows[0];
   if (!r) return null;
   return {
+    restoreId: String(r.restore_id),
     operation: r.operation as RestoreOperation,
     archiveUrl: String(r.archive_url),
     manifestSequence: Number(r.manifest_sequence),
@@ -35,9 +38,10 @@ export async function readRestoreState(q: Queryable): Promise<RestoreState | nul
 
 export async function startRestoreState(q: Queryable, s: Omit<RestoreState, "loaded">): Promise<void> {
   await q.query(
-    `INSERT INTO control.archive_restore (operation, archive_url, manifest_sequence, partitions, phase, dropped_indexes)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
+    `INSERT INTO control.archive_restore (restore_id, operation, archive_url, manifest_sequence, partitions, phase, dropped_indexes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [
+      s.restoreId,
       s.operation,
       s.archiveUrl,
       s.manifestSequence,

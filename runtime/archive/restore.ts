@@ -3,7 +3,8 @@
  * partition), `backfill` (partitions of a height range the instance lacks or holds differently)
  * and `repair` (partitions whose local rows no longer match the manifest). In phases:
  *
- * 1. plan and confirm (partitions, bytes, price units);
+ * 1. plan, cost and confirm (partitions, bytes, and on an archive that sells bundles "N bundles,
+ *    $X, balance $Y": a short balance stops here, before anything is downloaded or written);
  * 2. download every bundle and check its sha256 against the signed manifest: a bad bundle stops
  *    the restore here, before any row is written, naming the partition and the reason;
  * 3. load each partition in ONE transaction (delete what it replaces, COPY its sections, record
@@ -16,6 +17,7 @@
  * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
  * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { progressBar } from "../cli/progress.js";
 import type { Config } from "../config/index.js";
@@ -41,7 +43,10 @@ import {
   importSql,
   readSecondaryIndexes,
 } from "./chain-tables.js";
-import { ArchiveRefusal, downloadBundle, type OpenedArchive } from "./client.js";
+import { ArchiveRefusal, type BundleCharging, downloadBundle, fetchPricing, type OpenedArchive } from "./client.js";
+import type { CostEstimate } from "./credits/money.js";
+import { bundlePriceCents } from "./credits/presign-charge.js";
+import { checkRestoreCost } from "./credits/restore-cost.js";
 import type { PartitionEntry } from "./manifest.js";
 import {
   type RestoreOperation,
@@ -61,6 +66,8 @@ export interface RestorePlan {
   bytes: number;
   events: number;
   priceUnits: number;
+  /** What the bundles still to fetch cost against the credit balance; null on a free archive. */
+  cost: CostEstimate | null;
   resumed: boolean;
 }
 
@@ -81,6 +88,8 @@ export interface RestoreOptions {
   from?: number;
   to?: number;
   downloadsDir: string;
+  /** The instance's credit key (loadCreditKey); null or absent: none (enough for a free archive). */
+  creditKey?: string | null;
   /** Asked with the plan before anything is downloaded; false cancels. */
   confirm(plan: RestorePlan): Promise<boolean>;
   progress?: RestoreProgress;
@@ -122,7 +131,7 @@ export function describePlan(plan: RestorePlan): string {
         ? ` (heights ${plan.partitions[0].first_height}–${plan.partitions[plan.partitions.length - 1].last_height})`
         : ""),
     `  download ${fmtBytes(plan.bytes)}, ${plan.events} events`,
-    `  price ${plan.priceUnits} unit${plan.priceUnits === 1 ? "" : "s"}`,
+    plan.cost ? `  cost ${plan.cost.line}` : "  cost: free (this archive charges nothing)",
   ].join("\n");
 }
 
@@ -161,6 +170,7 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     bytes: partitions.filter((p) => !loaded.has(p.first_height)).reduce((s, p) => s + p.bytes, 0),
     events: partitions.reduce((s, p) => s + p.rows.events, 0),
     priceUnits: partitions.filter((p) => !loaded.has(p.first_height)).reduce((s, p) => s + p.price_units, 0),
+    cost: null,
     resumed: state !== null,
   };
   const summary: RestoreSummary = {
@@ -177,6 +187,17 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     finalizedHeight: null,
   };
   if (partitions.length === 0) return summary;
+  // The cost before the prompt: a short balance throws CreditsShortError (with the buy command)
+  // before anything is downloaded or written. The archive enforces the cap again on each charge;
+  // bundles of a resumed restore already charged are not charged again (same idempotency keys).
+  const pricing = await fetchPricing(archive.baseUrl);
+  const creditKey = o.creditKey ?? null;
+  if (pricing.charged) {
+    const prices = partitions
+      .filter((p) => !loaded.has(p.first_height))
+      .map((p) => bundlePriceCents(p.price_units, pricing.unitPriceCents));
+    plan.cost = await checkRestoreCost(archive.baseUrl, creditKey, prices, o.operation);
+  }
   if (!(await o.confirm(plan))) return { ...summary, cancelled: true };
 
   // The restore is recorded before anything else: from here on, a service sharing the database
@@ -188,6 +209,7 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
       if (operation === "bootstrap" && !(await chainIsEmpty(q)))
         throw new RestoreRefusal("bootstrap needs an instance whose chain is empty; use backfill or repair");
       await startRestoreState(q, {
+        restoreId: randomUUID(),
         operation,
         archiveUrl: archive.baseUrl,
         manifestSequence: manifest.sequence,
@@ -199,6 +221,7 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     state = await readRestoreState(db);
   }
   if (state === null) throw new Error("restore state vanished");
+  const charging: BundleCharging = { creditKey, restoreId: state.restoreId, kind: operation };
 
   // 2. Download and check every bundle before any row is written.
   const files = new Map<number, string>();
@@ -220,12 +243,15 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
           );
         },
         o.urlFor?.(p),
+        charging,
       );
       files.set(p.first_height, file);
     }
   } catch (err) {
-    // Nothing was written: the restore did not happen (and ingestion need not wait for it).
-    if (state.phase === "downloading") await finishRestoreState(db);
+    // Nothing was written. On a free archive the restore did not happen (and ingestion need not
+    // wait for it). On one that charges, the state (and its restore id) stays, so that running
+    // again reuses the idempotency keys and no bundle already paid is charged twice.
+    if (state.phase === "downloading" && !pricing.charged) await finishRestoreState(db);
     throw err;
   }
   summary.downloadedBytes = got;

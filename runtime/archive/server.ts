@@ -4,10 +4,19 @@
  * presigned URL (`POST /presign {"file"}` → `{url, expires_at}`, HMAC over path + expiry, default
  * five minutes), with single Range requests so a download resumes. Errors are
  * `{error, code}`: 403 URL_EXPIRED / URL_SIGNATURE_INVALID, 404 NOT_FOUND, 416 RANGE_NOT_SATISFIABLE.
+ *
+ * With credits (runtime/archive/credits), `POST /presign {"file", "kind"}` charges the bundle
+ * (manifest `price_units` × the unit price) before it signs the URL, `/credits/*` is the credits
+ * API, and a refused charge answers its status (402 INSUFFICIENT_CREDITS, 401, 409, 400). Without
+ * credits (a free archive) nothing is charged. `GET /pricing` says which, so an instance can show
+ * the price in dollars before it asks for anything.
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type BoundPort, bindPort } from "../internal/http-listener.js";
+import { bundlePriceCents, chargePresign } from "./credits/presign-charge.js";
+import type { CreditsService } from "./credits/service.js";
+import type { LatestPointer, Manifest, PartitionEntry, Signed } from "./manifest.js";
 import { DEFAULT_URL_TTL_SECONDS, checkPresigned, parseRange, presign } from "./presign.js";
 import type { ArchiveStorage } from "./storage.js";
 
@@ -19,6 +28,16 @@ export interface ArchiveServerOptions {
   urlSecret?: Uint8Array;
   urlTtlSeconds?: number;
   now?: () => number;
+  /** Absent: a free archive (no credits, nothing charged). */
+  credits?: ArchiveCredits;
+}
+
+export interface ArchiveCredits {
+  service: CreditsService;
+  /** Cents per manifest price unit; 0 makes every bundle free (no charge, no credit key needed). */
+  unitPriceCents: number;
+  /** The credits API (`createCreditsApp`), given every request under /credits/. */
+  app: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface ArchiveServer {
@@ -43,12 +62,35 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
     res.end(JSON.stringify({ error, code }));
   };
 
+  const pricing = () =>
+    o.credits && o.credits.unitPriceCents > 0
+      ? { charged: true, unit_price_cents: o.credits.unitPriceCents }
+      : { charged: false, unit_price_cents: 0 };
+
+  /** The partition a bundle file belongs to, in the manifest latest.json names (this archive's own files). */
+  async function manifestEntry(file: string): Promise<PartitionEntry | null> {
+    const latest = await o.storage.read("latest.json");
+    if (latest === null) return null;
+    const pointer = (JSON.parse(latest.toString("utf8")) as Signed<LatestPointer>).body;
+    const body = await o.storage.read(pointer.manifest);
+    if (body === null) return null;
+    const manifest = (JSON.parse(body.toString("utf8")) as Signed<Manifest>).body;
+    return manifest.partitions.find((p) => p.file === file) ?? null;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://archive");
     const method = req.method ?? "GET";
     if (url.pathname === "/health" && method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end('{"status":"ok"}');
+    }
+    if (url.pathname === "/pricing" && method === "GET") {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" });
+      return void res.end(JSON.stringify(pricing()));
+    }
+    if (o.credits && (url.pathname === "/credits" || url.pathname.startsWith("/credits/"))) {
+      return o.credits.app(req, res);
     }
     const doc = DOCUMENT.exec(url.pathname);
     if (doc && (method === "GET" || method === "HEAD")) {
@@ -65,19 +107,44 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
       const body = await readBody(req);
       if (body === null) return fail(res, 413, "BODY_TOO_LARGE", `the body must be at most ${MAX_BODY} bytes`);
       let file: unknown;
+      let kind: unknown;
       try {
-        file = (JSON.parse(body) as { file?: unknown }).file;
+        ({ file, kind } = JSON.parse(body) as { file?: unknown; kind?: unknown });
       } catch {
-        return fail(res, 400, "BAD_JSON", 'the body must be JSON: {"file": "bundles/…"}');
+        return fail(res, 400, "BAD_JSON", 'the body must be JSON: {"file": "bundles/…", "kind": "bootstrap"}');
       }
       if (typeof file !== "string" || !BUNDLE.test(`/${file}`))
         return fail(res, 400, "BAD_FILE", "file must name a bundle of the manifest (bundles/…bundle.gz)");
       if ((await o.storage.size(file)) === null) return fail(res, 404, "NOT_FOUND", `no ${file} in this archive`);
+      let charged: { charged_cents: number; balance_cents: number; free: boolean } | null = null;
+      if (o.credits && o.credits.unitPriceCents > 0) {
+        const entry = await manifestEntry(file);
+        if (!entry) return fail(res, 404, "NOT_FOUND", `${file} is not a partition of the current manifest`);
+        const result = await chargePresign(o.credits.service, req.headers, {
+          file,
+          kind,
+          priceCents: bundlePriceCents(entry.price_units, o.credits.unitPriceCents),
+        });
+        if (!result.ok) {
+          if (res.headersSent) return void res.destroy();
+          res.writeHead(result.status, { "content-type": "application/json" });
+          return void res.end(
+            JSON.stringify({
+              error: result.message,
+              code: result.code,
+              ...(result.details ? { details: result.details } : {}),
+            }),
+          );
+        }
+        charged = { charged_cents: result.chargedCents, balance_cents: result.balanceCents, free: result.free };
+      }
       const path = `/${file}`;
       const signed = presign(secret, path, now(), ttl);
       res.writeHead(200, { "content-type": "application/json" });
       const expires = Number(new URL(signed, "http://x").searchParams.get("expires"));
-      return void res.end(JSON.stringify({ url: signed, expires_at: new Date(expires * 1000).toISOString() }));
+      return void res.end(
+        JSON.stringify({ url: signed, expires_at: new Date(expires * 1000).toISOString(), ...(charged ?? {}) }),
+      );
     }
     const bundle = BUNDLE.exec(url.pathname);
     if (bundle && (method === "GET" || method === "HEAD")) {
@@ -109,7 +176,7 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
       stream.pipe(res);
       return;
     }
-    if (doc || bundle || url.pathname === "/presign")
+    if (doc || bundle || url.pathname === "/presign" || url.pathname === "/pricing")
       return fail(res, 405, "METHOD_NOT_ALLOWED", `${method} is not allowed here`);
     return fail(res, 404, "NOT_FOUND", `no route ${url.pathname}`);
   }

@@ -12,6 +12,7 @@ import * as reorgForkPoint from "./migrations/0007-reorg-fork-point.js";
 import * as finality from "./migrations/0008-finality.js";
 import * as subgraphRevertCoverage from "./migrations/0009-subgraph-revert-coverage.js";
 import * as archive from "./migrations/0010-archive.js";
+import * as archiveRestoreId from "./migrations/0011-archive-restore-id.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -31,6 +32,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 8, name: finality.name, sql: finality.sql },
   { version: 9, name: subgraphRevertCoverage.name, sql: subgraphRevertCoverage.sql },
   { version: 10, name: archive.name, sql: archive.sql },
+  { version: 11, name: archiveRestoreId.name, sql: archiveRestoreId.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */
