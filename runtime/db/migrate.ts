@@ -11,6 +11,7 @@ import * as minerRewards from "./migrations/0006-miner-rewards.js";
 import * as reorgForkPoint from "./migrations/0007-reorg-fork-point.js";
 import * as finality from "./migrations/0008-finality.js";
 import * as subgraphRevertCoverage from "./migrations/0009-subgraph-revert-coverage.js";
+import * as webhookBatches from "./migrations/0010-webhook-batches.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -29,6 +30,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 7, name: reorgForkPoint.name, sql: reorgForkPoint.sql },
   { version: 8, name: finality.name, sql: finality.sql },
   { version: 9, name: subgraphRevertCoverage.name, sql: subgraphRevertCoverage.sql },
+  { version: 10, name: webhookBatches.name, sql: webhookBatches.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */

@@ -22,6 +22,7 @@ import {
   sendAllowance,
   startProbe,
 } from "./circuit.js";
+import { expandBatches } from "./expander.js";
 import { createEndpointAgents, type PostOutcome, postDelivery } from "./http-post.js";
 import {
   type AttemptResult,
@@ -60,6 +61,8 @@ export interface DispatcherOptions {
   flushIntervalMs?: number;
   /** The HTTP step (tests may wrap it). */
   post?: typeof postDelivery;
+  /** Deliveries expanded from batches per transaction (see expander.ts). */
+  expandRows?: number;
 }
 
 export interface Dispatcher {
@@ -77,7 +80,7 @@ export interface Dispatcher {
 }
 
 interface EndpointState {
-  config: EndpointConfig & { concurrency: number; active: boolean };
+  config: EndpointConfig & { concurrency: number; ordered: boolean; active: boolean };
   circuit: Circuit;
   inflight: number;
   queue: ClaimedRow[];
@@ -101,6 +104,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const maxInFlight = options.maxInFlight ?? 512;
   const flushIntervalMs = options.flushIntervalMs ?? 5;
   const post = options.post ?? postDelivery;
+  const expandRows = options.expandRows ?? 5000;
   const workerToken = `wrk_${randomBytes(6).toString("hex")}`;
   let claimSeq = 0;
 
@@ -115,6 +119,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   let running = false;
   let loopDone: Promise<void> | null = null;
+  let expandDone: Promise<void> | null = null;
+  let expandWake: (() => void) | null = null;
+  let expandWanted = true;
   let unlisten: (() => Promise<void>) | null = null;
   let wakeUp: (() => void) | null = null;
   let woken = false;
@@ -152,7 +159,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         timeoutMs: w.timeoutMs,
         maxAttempts: w.maxAttempts,
         secrets,
-        concurrency: w.concurrency,
+        // An ordered webhook: one at a time, each after the previous one finished.
+        concurrency: w.ordered ? 1 : w.concurrency,
+        ordered: w.ordered,
         active: w.status === "active",
       };
       const e = endpoints.get(w.id);
@@ -213,14 +222,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const { circuit, allowed } = sendAllowance(e.circuit, nowMs, breakerPolicy);
       if (circuit !== e.circuit) setCircuit(e, circuit);
       if (!e.backlog || allowed === 0 || budget <= 0) continue;
-      const window = Math.min(allowed, e.config.concurrency * 2);
+      // An ordered webhook holds one row at a time: the next is claimable once this one finished.
+      const window = e.config.ordered ? 1 : Math.min(allowed, e.config.concurrency * 2);
       const held = e.inflight + e.queue.length;
       // Refill when half empty, so each claim brings a batch (a half-open probe is a batch of one).
       if (held > Math.floor(window / 2) && allowed === Number.POSITIVE_INFINITY) continue;
       const cap = Math.min(window - held, budget);
       if (cap <= 0) continue;
       budget -= cap;
-      caps.push({ webhookId: e.config.id, cap, leaseMs: e.config.timeoutMs + leaseMarginMs, afterId: e.cursor });
+      caps.push({
+        webhookId: e.config.id,
+        cap,
+        leaseMs: e.config.timeoutMs + leaseMarginMs,
+        afterId: e.cursor,
+        ordered: e.config.ordered,
+      });
     }
     if (!caps.length) return 0;
     const token = `${workerToken}:${++claimSeq}`;
@@ -401,6 +417,47 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return flushing;
   }
 
+  /**
+   * Expands batches into outbox rows while there are any (one process at a time does; the others
+   * find the lock taken and wait for the next notification), waking the delivery loop after each
+   * transaction that wrote rows. Runs beside the delivery loop so neither waits for the other.
+   */
+  async function expandLoop(): Promise<void> {
+    while (running) {
+      let more = false;
+      let busy = false;
+      try {
+        expandWanted = false;
+        const r = await expandBatches(db, expandRows);
+        if (r.rows) wake();
+        more = r.more;
+        busy = r.busy;
+      } catch (err) {
+        if (!running) return;
+        logger.error({ msg: "webhook batch expansion failed; retrying", error: err });
+        busy = true;
+      }
+      if (more && !busy) continue;
+      if (expandWanted && !busy) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          expandWake = null;
+          resolve();
+        }, pollIntervalMs);
+        expandWake = () => {
+          clearTimeout(timer);
+          expandWake = null;
+          resolve();
+        };
+      });
+    }
+  }
+
+  function wakeExpander(): void {
+    expandWanted = true;
+    expandWake?.();
+  }
+
   async function waitForWake(ms: number): Promise<boolean> {
     if (woken) {
       woken = false;
@@ -450,15 +507,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       running = true;
       unlisten = await db.listen(WEBHOOK_CHANNEL, (payload) => {
         if (payload === "webhooks") refreshWanted = true;
+        wakeExpander();
         wake();
       });
       loopDone = loop();
+      expandDone = expandLoop();
     },
 
     async stop(graceMs = 5000) {
       running = false;
       wakeUp?.();
+      expandWake?.();
       await loopDone;
+      await expandDone;
       await unlisten?.().catch(() => {});
       unlisten = null;
       const pending = [...inflightDone];
@@ -477,6 +538,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
 
     async runOnce() {
+      for (;;) {
+        const r = await expandBatches(db, expandRows);
+        if (!r.more || r.busy) break;
+      }
       await refresh();
       for (const e of endpoints.values()) e.backlog = true;
       let total = 0;

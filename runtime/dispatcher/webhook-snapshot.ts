@@ -11,6 +11,7 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { RowFilter } from "./subgraph-filter.js";
+import { buildTriggerIndex, type TriggerIndex } from "./trigger-index.js";
 import type { ChainWebhookTriggers } from "./trigger-match.js";
 import type { Trigger } from "./triggers.js";
 
@@ -92,4 +93,33 @@ export function webhookSnapshot(q: Queryable): Promise<WebhookSnapshot> {
     if (snapshots.get(q) === snapshot) snapshots.delete(q); // a failed read is not remembered
   });
   return snapshot;
+}
+
+const chainIndexes = new WeakMap<WebhookSnapshot, TriggerIndex>();
+const subgraphIndexes = new WeakMap<WebhookSnapshot, Map<string, SubgraphWebhook[]>>();
+
+/** The trigger index of the snapshot's chain webhooks, built once per snapshot. */
+export function chainTriggerIndex(snapshot: WebhookSnapshot): TriggerIndex {
+  let index = chainIndexes.get(snapshot);
+  if (!index) {
+    index = buildTriggerIndex(snapshot.chain);
+    chainIndexes.set(snapshot, index);
+  }
+  return index;
+}
+
+/** The snapshot's subgraph webhooks of one table (snapshot order), by lookup. */
+export function subgraphWebhooksOf(snapshot: WebhookSnapshot, subgraph: string, table: string): SubgraphWebhook[] {
+  let index = subgraphIndexes.get(snapshot);
+  if (!index) {
+    index = new Map();
+    for (const w of snapshot.subgraph) {
+      const key = `${w.subgraph}\0${w.table}`;
+      const list = index.get(key);
+      if (list) list.push(w);
+      else index.set(key, [w]);
+    }
+    subgraphIndexes.set(snapshot, index);
+  }
+  return index.get(`${subgraph}\0${table}`) ?? [];
 }
