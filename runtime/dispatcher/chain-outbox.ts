@@ -125,7 +125,7 @@ export function createChainOutbox(deps: ChainOutboxDeps): BlockHooks {
 async function emitSweptConfirmations(q: Queryable, snapshot: WebhookSnapshot, registry: string): Promise<boolean> {
   const finalized = snapshot.finalizedHeight;
   if (finalized === null) return false;
-  const watchers = snapshot.chain.filter((w) => w.triggers.some((t) => t.type === "sbtc_withdrawal_swept_confirmed"));
+  const watchers = chainTriggerIndex(snapshot).sweptWatchers;
   // Before the first scan, start below the oldest watcher (each one's own start filters the rest).
   const done =
     snapshot.sweptConfirmedHeight ?? (watchers.length ? Math.min(...watchers.map((w) => w.startHeight)) : finalized);

@@ -116,6 +116,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** A cursor scan came short: scan again from the head before waiting. */
   let rescan = false;
   const inflightDone = new Set<Promise<void>>();
+  /** Endpoints holding claimed rows that found every global slot taken. */
+  const starved = new Set<EndpointState>();
 
   let running = false;
   let loopDone: Promise<void> | null = null;
@@ -238,7 +240,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ordered: e.config.ordered,
       });
     }
-    if (!caps.length) return 0;
+    if (!caps.length) {
+      for (const e of endpoints.values()) if (e.queue.length) startQueued(e);
+      return 0;
+    }
     const token = `${workerToken}:${++claimSeq}`;
     const claimed = await relaxed((q) => claimDueRows(q, caps, new Date(nowMs), token));
     const last = new Map<string, { n: number; row: ClaimedRow }>();
@@ -284,6 +289,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       e.queue.shift();
       launch(e, head);
     }
+    // Rows left waiting for a global slot: started as soon as any attempt ends (see launch).
+    if (e.queue.length && globalInflight >= maxInFlight && e.config.active) starved.add(e);
   }
 
   async function giveBack(e: EndpointState): Promise<void> {
@@ -309,6 +316,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (row.fence) e.fenceInFlight = false;
       inflightDone.delete(task);
       startQueued(e);
+      // A global slot freed: endpoints that were waiting for one go next, oldest first.
+      for (const waiting of starved) {
+        if (globalInflight >= maxInFlight) break;
+        starved.delete(waiting);
+        startQueued(waiting);
+      }
       if (e.backlog) wake(false);
     });
     inflightDone.add(task);

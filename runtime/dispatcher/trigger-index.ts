@@ -74,6 +74,8 @@ export interface TriggerIndex {
   readonly peg: readonly IndexEntry[];
   /** Trigger types some trigger with a `trait` uses (traitCandidates). */
   readonly traitTypes: ReadonlySet<TriggerType>;
+  /** Webhooks with an `sbtc_withdrawal_swept_confirmed` trigger (fired on finality). */
+  readonly sweptWatchers: readonly ChainWebhookTriggers[];
 }
 
 const PEG_TYPES = new Set<TriggerType>([
@@ -88,7 +90,9 @@ export function buildTriggerIndex(webhooks: readonly ChainWebhookTriggers[]): Tr
   const txs = new Map<string, Buckets>();
   const peg: IndexEntry[] = [];
   const traitTypes = new Set<TriggerType>();
+  const sweptWatchers: ChainWebhookTriggers[] = [];
   webhooks.forEach((webhook, pos) => {
+    if (webhook.triggers.some((t) => t.type === "sbtc_withdrawal_swept_confirmed")) sweptWatchers.push(webhook);
     webhook.triggers.forEach((trigger, ti) => {
       const entry: IndexEntry = { pos, webhook, ti, trigger };
       if (trigger.trait !== undefined) traitTypes.add(trigger.type);
@@ -99,7 +103,7 @@ export function buildTriggerIndex(webhooks: readonly ChainWebhookTriggers[]): Tr
       // sbtc_withdrawal_swept_confirmed fires on finality, not here.
     });
   });
-  return { size: webhooks.length, events, txs, peg, traitTypes };
+  return { size: webhooks.length, events, txs, peg, traitTypes, sweptWatchers };
 }
 
 function place(

@@ -7,7 +7,11 @@
  *   order, outside the block transaction, each chunk in its own transaction with its progress
  *   (`expanded` webhooks done), and deletes a batch once it is fully expanded;
  * - control.webhooks.ordered: strict per-webhook order (one delivery at a time, each after the
- *   previous one finished, retries included).
+ *   previous one finished, retries included);
+ * - control.webhook_progress.webhooks_token: changes (a new random value, unique across databases)
+ *   whenever what the block transactions match against changes — a webhook created or deleted, its
+ *   triggers, filter, table or start height updated — so they can keep the webhook lists between
+ *   transactions and re-read them only then.
  */
 export const name = "webhook-batches";
 export const sql = `
@@ -25,4 +29,15 @@ CREATE TABLE control.webhook_batches (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 ALTER TABLE control.webhooks ADD COLUMN ordered boolean NOT NULL DEFAULT false;
+ALTER TABLE control.webhook_progress ADD COLUMN webhooks_token text NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text);
+CREATE FUNCTION control.webhooks_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE control.webhook_progress SET webhooks_token = md5(random()::text || clock_timestamp()::text);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER webhooks_changed AFTER INSERT OR DELETE OR TRUNCATE ON control.webhooks
+  FOR EACH STATEMENT EXECUTE FUNCTION control.webhooks_changed();
+CREATE TRIGGER webhooks_matching_changed
+  AFTER UPDATE OF kind, triggers, subgraph_name, table_name, filter, start_height ON control.webhooks
+  FOR EACH STATEMENT EXECUTE FUNCTION control.webhooks_changed();
 `;
