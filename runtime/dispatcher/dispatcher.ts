@@ -115,6 +115,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let globalInflight = 0;
   /** A cursor scan came short: scan again from the head before waiting. */
   let rescan = false;
+  /** Where the next claim round starts among the endpoints (round robin). */
+  let rotation = 0;
   const inflightDone = new Set<Promise<void>>();
   /** Endpoints holding claimed rows that found every global slot taken. */
   const starved = new Set<EndpointState>();
@@ -216,14 +218,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const nowMs = clock();
     const caps: ClaimCap[] = [];
     let budget = maxInFlight * 2 - globalInflight - queuedTotal();
-    for (const e of endpoints.values()) {
+    // Round robin: each round starts where the last one's budget ran out, so with more endpoints
+    // than one round's budget covers, every endpoint gets its turn.
+    const all = [...endpoints.values()];
+    const start = all.length ? rotation % all.length : 0;
+    let uncovered = -1;
+    for (let k = 0; k < all.length; k++) {
+      const i = (start + k) % all.length;
+      const e = all[i];
       if (!e.config.active) {
         if (e.queue.length) void giveBack(e);
         continue;
       }
       const { circuit, allowed } = sendAllowance(e.circuit, nowMs, breakerPolicy);
       if (circuit !== e.circuit) setCircuit(e, circuit);
-      if (!e.backlog || allowed === 0 || budget <= 0) continue;
+      if (!e.backlog || allowed === 0) continue;
+      if (budget <= 0) {
+        if (uncovered === -1) uncovered = i;
+        continue;
+      }
       // An ordered webhook holds one row at a time: the next is claimable once this one finished.
       const window = e.config.ordered ? 1 : Math.min(allowed, e.config.concurrency * 2);
       const held = e.inflight + e.queue.length;
@@ -240,6 +253,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ordered: e.config.ordered,
       });
     }
+    rotation = uncovered === -1 ? 0 : uncovered;
+    // Endpoints with a backlog were left out for lack of budget: look again without waiting.
+    if (uncovered !== -1 && caps.length) rescan = true;
     if (!caps.length) {
       for (const e of endpoints.values()) if (e.queue.length) startQueued(e);
       return 0;

@@ -160,7 +160,10 @@ describe("1,000 webhooks, forks, kill -9 three times", () => {
     // Three kills while batches are expanded and deliveries sent, each followed by a restart.
     const ok = () => receiver.requests.filter((q) => q.status === 200).length;
     for (const fraction of [0.1, 0.35, 0.65]) {
-      await waitFor(() => ok() >= expectedTotal * fraction, { timeoutMs: 300_000, intervalMs: 50 });
+      await waitFor(() => ok() >= expectedTotal * fraction, { timeoutMs: 300_000, intervalMs: 50 }).catch((err) => {
+        process.stderr.write(current().stderr().slice(-20_000));
+        throw err;
+      });
       svc.child.kill("SIGKILL");
       expect((await svc.exited).signal).toBe("SIGKILL");
       svc = await startServiceProcess(env, 120_000);
@@ -170,7 +173,11 @@ describe("1,000 webhooks, forks, kill -9 three times", () => {
     const perHook = (p: string) => ({ requests: receiver.requests.filter((q) => q.path === p) }) as unknown as Receiver;
     const settled = () =>
       hooks.every((h) => sameSet(foldChainDeliveries(perHook(h.path)).applied, expected.get(h.path)));
-    await waitFor(settled, { timeoutMs: 400_000, intervalMs: 1000 });
+    await waitFor(settled, { timeoutMs: 400_000, intervalMs: 1000 }).catch((err) => {
+      // The service's log tells why it stalled.
+      process.stderr.write(current().stderr().slice(-20_000));
+      throw err;
+    });
 
     let rollbacks = 0;
     for (const h of hooks) {
