@@ -338,6 +338,7 @@ async function ingestRun(
   kind: "postgres" | "pglite",
   payloads: SimPayload[],
   which: IngestCase,
+  expand: boolean,
 ): Promise<{ eventsPerSecond: number; events: number; batches: number; expandSeconds: number; rows: number }> {
   const { db, drop } = await freshDb(kind);
   try {
@@ -363,7 +364,7 @@ async function ingestRun(
     // Expansion into outbox rows, as a dispatcher does it (after ingest here, to time it apart).
     const expandStart = performance.now();
     let rows = 0;
-    for (;;) {
+    while (expand) {
       const r = await expandBatches(db);
       rows += r.rows;
       if (!r.more) break;
@@ -387,15 +388,20 @@ async function ingestRatios(kind: "postgres" | "pglite"): Promise<void> {
   );
   const payloads = [...sim.payloads()];
   log(`\ningest, ${kind}: ${BLOCKS} blocks, rounds alternate none / ${WEBHOOKS} one-match / ${WEBHOOKS} every-event`);
-  await ingestRun(kind, payloads.slice(0, Math.min(payloads.length, 40)), "none"); // warm-up: not reported
+  await ingestRun(kind, payloads.slice(0, Math.min(payloads.length, 40)), "none", false); // warm-up: not reported
   const results: Record<IngestCase, number[]> = { none: [], "one-match": [], "every-event": [] };
   for (let r = 0; r < ROUNDS; r++) {
     for (const which of ["none", "one-match", "every-event"] as const) {
-      const x = await ingestRun(kind, payloads, which);
+      // Expansion (after ingest, timed apart) once per case, on PostgreSQL: it is the slow part
+      // of a million deliveries, not of ingest.
+      const expand = r === 0 && kind === "postgres";
+      const x = await ingestRun(kind, payloads, which, expand);
       results[which].push(x.eventsPerSecond);
+      const expanded = expand
+        ? `${x.rows} outbox rows expanded in ${x.expandSeconds.toFixed(1)} s (${(x.rows / Math.max(x.expandSeconds, 1e-3)).toFixed(0)} rows/s)`
+        : "not expanded";
       log(
-        `  round ${r + 1} ${which}: ${x.events} events, ${x.eventsPerSecond.toFixed(0)} events/s; ${x.batches} batches → ` +
-          `${x.rows} outbox rows expanded in ${x.expandSeconds.toFixed(1)} s (${(x.rows / Math.max(x.expandSeconds, 1e-3)).toFixed(0)} rows/s); ${load()}`,
+        `  round ${r + 1} ${which}: ${x.events} events, ${x.eventsPerSecond.toFixed(0)} events/s; ${x.batches} batches, ${expanded}; ${load()}`,
       );
     }
   }

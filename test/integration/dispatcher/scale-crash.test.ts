@@ -155,7 +155,12 @@ describe("1,000 webhooks, forks, kill -9 three times", () => {
         }),
       );
     }
-    for (const r of requests) await postObserver(svc.observerUrl, r.path, r.body);
+    // Blocks a little apart, so that applies of a block that a fork later orphans are sent before
+    // the fork wins (then rolled back), as on a live chain.
+    for (const r of requests) {
+      await postObserver(svc.observerUrl, r.path, r.body);
+      if (r.path === "/new_block") await new Promise((resolve) => setTimeout(resolve, 200));
+    }
 
     // Three kills while batches are expanded and deliveries sent, each followed by a restart.
     const ok = () => receiver.requests.filter((q) => q.status === 200).length;
