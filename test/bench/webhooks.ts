@@ -54,6 +54,8 @@ const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 60);
 const BLOCK_RATE = Number(process.env.BENCH_BLOCK_RATE ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 1000);
+/** Which parts run (comma-separated): ingest, throughput, latency. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,throughput,latency").split(","));
 const secretKey = randomBytes(32);
 const signingSeed = randomBytes(32);
 const box = createSecretBox(secretKey);
@@ -476,8 +478,18 @@ const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");
 
 async function run(kind: "postgres" | "pglite"): Promise<void> {
   log(`\n== ${kind}`);
-  await ingestRatios(kind);
+  if (PARTS.has("ingest")) await ingestRatios(kind);
+  if (PARTS.has("throughput")) await throughputs(kind);
+  if (PARTS.has("latency")) {
+    const lat = await latency(kind, 100);
+    log(
+      `latency, 100 webhooks (block commit → first attempt, ${lat.deliveries} deliveries, ${BLOCK_RATE} blocks/s): ` +
+        `p50 ${lat.p50} ms, p99 ${lat.p99} ms (target p99 ≤ 100 ms); ${load()}`,
+    );
+  }
+}
 
+async function throughputs(kind: "postgres" | "pglite"): Promise<void> {
   const deliveries = Number(process.env.BENCH_DELIVERIES ?? (kind === "postgres" ? 20_000 : 6_000));
   log(`\nthroughput, ${kind}: ${ENDPOINTS} endpoints × concurrency ${CONCURRENCY}, ${deliveries} deliveries per run`);
   await throughput(kind, Math.min(deliveries, 4000)); // warm-up (JIT, connections): not reported
@@ -499,12 +511,6 @@ async function run(kind: "postgres" | "pglite"): Promise<void> {
   log(
     `isolation: with one more endpoint that never answers, the healthy ones deliver median ${median(stuck).toFixed(0)} deliveries/s ` +
       `(runs: ${fmt(stuck)}; ${drop >= 0 ? "-" : "+"}${Math.abs(drop).toFixed(1)}% against one process without it); ${load()}`,
-  );
-
-  const lat = await latency(kind, 100);
-  log(
-    `latency, 100 webhooks (block commit → first attempt, ${lat.deliveries} deliveries, ${BLOCK_RATE} blocks/s): ` +
-      `p50 ${lat.p50} ms, p99 ${lat.p99} ms (target p99 ≤ 100 ms); ${load()}`,
   );
 }
 
