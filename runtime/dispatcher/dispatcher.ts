@@ -117,6 +117,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let rescan = false;
   /** Where the next claim round starts among the endpoints (round robin). */
   let rotation = 0;
+  /** Counts backlog marks: a claim that came short clears an endpoint's backlog only if none came meanwhile. */
+  let marks = 0;
   const inflightDone = new Set<Promise<void>>();
   /** Endpoints holding claimed rows that found every global slot taken. */
   const starved = new Set<EndpointState>();
@@ -135,7 +137,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let flushing: Promise<void> | null = null;
 
   function wake(markBacklog = true): void {
-    if (markBacklog) for (const e of endpoints.values()) e.backlog = true;
+    if (markBacklog) {
+      marks++;
+      for (const e of endpoints.values()) e.backlog = true;
+    }
     woken = true;
     wakeUp?.();
   }
@@ -261,6 +266,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return 0;
     }
     const token = `${workerToken}:${++claimSeq}`;
+    const marksBefore = marks;
     const claimed = await relaxed((q) => claimDueRows(q, caps, new Date(nowMs), token));
     const last = new Map<string, { n: number; row: ClaimedRow }>();
     for (const row of claimed) {
@@ -278,7 +284,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } else if (e.cursor) {
         e.cursor = null; // came short after a cursor: look once more from the head
         rescan = true;
-      } else {
+      } else if (marks === marksBefore) {
+        // Rows recorded or finished while the claim ran (a wake meanwhile) may be due: keep looking.
         e.backlog = false;
       }
     }
@@ -429,6 +436,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     flushing = relaxed((q) => completeAttempts(q, batch))
       .then(() => {
         // Finished rows may unblock a fence (or the rows behind one): look again at once.
+        marks++;
         for (const r of batch) {
           const e = endpoints.get(r.webhookId);
           if (e) e.backlog = true;
