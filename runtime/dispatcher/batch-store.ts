@@ -101,13 +101,3 @@ export async function advanceBatch(q: Queryable, batchId: string, expanded: numb
 export async function deleteBatch(q: Queryable, batchId: string): Promise<void> {
   await q.query("DELETE FROM control.webhook_batches WHERE id = $1", [batchId]);
 }
-
-/** Batches not yet expanded and the deliveries they still hold (an estimate for partly expanded ones). */
-export async function batchBacklog(q: Queryable): Promise<{ batches: number; deliveries: number }> {
-  const { rows } = await q.query<{ n: string; d: string | null }>(
-    `SELECT count(*) AS n,
-            sum(CASE WHEN webhook_count > 0 THEN delivery_count * (webhook_count - expanded) / webhook_count ELSE 0 END) AS d
-       FROM control.webhook_batches`,
-  );
-  return { batches: Number(rows[0].n), deliveries: Number(rows[0].d ?? 0) };
-}
