@@ -28,6 +28,10 @@ export interface Config {
   contracts: NetworkContracts;
   finalityBurnConfirmations: number;
   webhookAllowPrivate: boolean;
+  /** WEBHOOK_MAX_COUNT: webhooks the instance accepts (creating one more is 409 WEBHOOK_LIMIT_REACHED). */
+  webhookMaxCount: number;
+  /** WEBHOOK_MAX_PENDING: outstanding deliveries per webhook a replay may bring it to (else 429 WEBHOOK_BACKLOG_FULL). */
+  webhookMaxPending: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   logFormat: "json" | "pretty";
   /** Largest observer body accepted, bytes (the genesis block is tens of MB). */
@@ -146,6 +150,19 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     );
   }
 
+  const webhookMaxCount = wholeNumber(
+    "WEBHOOK_MAX_COUNT",
+    10_000,
+    (n) => n >= 1 && n <= 1_000_000,
+    "is not a whole number 1-1000000",
+  );
+  const webhookMaxPending = wholeNumber(
+    "WEBHOOK_MAX_PENDING",
+    1_000_000,
+    (n) => n >= 1 && n <= 100_000_000,
+    "is not a whole number 1-100000000",
+  );
+
   const pageCacheBytes =
     wholeNumber("PAGE_CACHE_MB", 64, (n) => n <= 65536, "is not a whole number 0-65536 (0 turns the page cache off)") *
     MB;
@@ -173,6 +190,8 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     contracts: NETWORK_CONTRACTS[network],
     finalityBurnConfirmations,
     webhookAllowPrivate,
+    webhookMaxCount,
+    webhookMaxPending,
     logLevel,
     logFormat,
     observerBodyLimit,

@@ -13,6 +13,7 @@ import * as finality from "./migrations/0008-finality.js";
 import * as subgraphRevertCoverage from "./migrations/0009-subgraph-revert-coverage.js";
 import * as archive from "./migrations/0010-archive.js";
 import * as archiveRestoreId from "./migrations/0011-archive-restore-id.js";
+import * as webhookBatches from "./migrations/0012-webhook-batches.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -33,6 +34,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 9, name: subgraphRevertCoverage.name, sql: subgraphRevertCoverage.sql },
   { version: 10, name: archive.name, sql: archive.sql },
   { version: 11, name: archiveRestoreId.name, sql: archiveRestoreId.sql },
+  { version: 12, name: webhookBatches.name, sql: webhookBatches.sql },
 ];
 
 /** Arbitrary constant: the advisory lock key that serialises migrations across processes. */

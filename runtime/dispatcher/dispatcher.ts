@@ -22,6 +22,7 @@ import {
   sendAllowance,
   startProbe,
 } from "./circuit.js";
+import { expandBatches } from "./expander.js";
 import { createEndpointAgents, type PostOutcome, postDelivery } from "./http-post.js";
 import {
   type AttemptResult,
@@ -60,6 +61,8 @@ export interface DispatcherOptions {
   flushIntervalMs?: number;
   /** The HTTP step (tests may wrap it). */
   post?: typeof postDelivery;
+  /** Deliveries expanded from batches per transaction (see expander.ts). */
+  expandRows?: number;
 }
 
 export interface Dispatcher {
@@ -77,7 +80,7 @@ export interface Dispatcher {
 }
 
 interface EndpointState {
-  config: EndpointConfig & { concurrency: number; active: boolean };
+  config: EndpointConfig & { concurrency: number; ordered: boolean; active: boolean };
   circuit: Circuit;
   inflight: number;
   queue: ClaimedRow[];
@@ -101,6 +104,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const maxInFlight = options.maxInFlight ?? 512;
   const flushIntervalMs = options.flushIntervalMs ?? 5;
   const post = options.post ?? postDelivery;
+  const expandRows = options.expandRows ?? 5000;
   const workerToken = `wrk_${randomBytes(6).toString("hex")}`;
   let claimSeq = 0;
 
@@ -111,10 +115,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let globalInflight = 0;
   /** A cursor scan came short: scan again from the head before waiting. */
   let rescan = false;
+  /** Where the next claim round starts among the endpoints (round robin). */
+  let rotation = 0;
+  /** Counts backlog marks: a claim that came short clears an endpoint's backlog only if none came meanwhile. */
+  let marks = 0;
   const inflightDone = new Set<Promise<void>>();
+  /** Endpoints holding claimed rows that found every global slot taken. */
+  const starved = new Set<EndpointState>();
 
   let running = false;
   let loopDone: Promise<void> | null = null;
+  let expandDone: Promise<void> | null = null;
+  let expandWake: (() => void) | null = null;
+  let expandWanted = true;
   let unlisten: (() => Promise<void>) | null = null;
   let wakeUp: (() => void) | null = null;
   let woken = false;
@@ -124,7 +137,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let flushing: Promise<void> | null = null;
 
   function wake(markBacklog = true): void {
-    if (markBacklog) for (const e of endpoints.values()) e.backlog = true;
+    if (markBacklog) {
+      marks++;
+      for (const e of endpoints.values()) e.backlog = true;
+    }
     woken = true;
     wakeUp?.();
   }
@@ -152,7 +168,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         timeoutMs: w.timeoutMs,
         maxAttempts: w.maxAttempts,
         secrets,
-        concurrency: w.concurrency,
+        // An ordered webhook: one at a time, each after the previous one finished.
+        concurrency: w.ordered ? 1 : w.concurrency,
+        ordered: w.ordered,
         active: w.status === "active",
       };
       const e = endpoints.get(w.id);
@@ -205,25 +223,50 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const nowMs = clock();
     const caps: ClaimCap[] = [];
     let budget = maxInFlight * 2 - globalInflight - queuedTotal();
-    for (const e of endpoints.values()) {
+    // Round robin: each round starts where the last one's budget ran out, so with more endpoints
+    // than one round's budget covers, every endpoint gets its turn.
+    const all = [...endpoints.values()];
+    const start = all.length ? rotation % all.length : 0;
+    let uncovered = -1;
+    for (let k = 0; k < all.length; k++) {
+      const i = (start + k) % all.length;
+      const e = all[i];
       if (!e.config.active) {
         if (e.queue.length) void giveBack(e);
         continue;
       }
       const { circuit, allowed } = sendAllowance(e.circuit, nowMs, breakerPolicy);
       if (circuit !== e.circuit) setCircuit(e, circuit);
-      if (!e.backlog || allowed === 0 || budget <= 0) continue;
-      const window = Math.min(allowed, e.config.concurrency * 2);
+      if (!e.backlog || allowed === 0) continue;
+      if (budget <= 0) {
+        if (uncovered === -1) uncovered = i;
+        continue;
+      }
+      // An ordered webhook holds one row at a time: the next is claimable once this one finished.
+      const window = e.config.ordered ? 1 : Math.min(allowed, e.config.concurrency * 2);
       const held = e.inflight + e.queue.length;
       // Refill when half empty, so each claim brings a batch (a half-open probe is a batch of one).
       if (held > Math.floor(window / 2) && allowed === Number.POSITIVE_INFINITY) continue;
       const cap = Math.min(window - held, budget);
       if (cap <= 0) continue;
       budget -= cap;
-      caps.push({ webhookId: e.config.id, cap, leaseMs: e.config.timeoutMs + leaseMarginMs, afterId: e.cursor });
+      caps.push({
+        webhookId: e.config.id,
+        cap,
+        leaseMs: e.config.timeoutMs + leaseMarginMs,
+        afterId: e.cursor,
+        ordered: e.config.ordered,
+      });
     }
-    if (!caps.length) return 0;
+    rotation = uncovered === -1 ? 0 : uncovered;
+    // Endpoints with a backlog were left out for lack of budget: look again without waiting.
+    if (uncovered !== -1 && caps.length) rescan = true;
+    if (!caps.length) {
+      for (const e of endpoints.values()) if (e.queue.length) startQueued(e);
+      return 0;
+    }
     const token = `${workerToken}:${++claimSeq}`;
+    const marksBefore = marks;
     const claimed = await relaxed((q) => claimDueRows(q, caps, new Date(nowMs), token));
     const last = new Map<string, { n: number; row: ClaimedRow }>();
     for (const row of claimed) {
@@ -241,7 +284,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } else if (e.cursor) {
         e.cursor = null; // came short after a cursor: look once more from the head
         rescan = true;
-      } else {
+      } else if (marks === marksBefore) {
+        // Rows recorded or finished while the claim ran (a wake meanwhile) may be due: keep looking.
         e.backlog = false;
       }
     }
@@ -268,6 +312,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       e.queue.shift();
       launch(e, head);
     }
+    // Rows left waiting for a global slot: started as soon as any attempt ends (see launch).
+    if (e.queue.length && globalInflight >= maxInFlight && e.config.active) starved.add(e);
   }
 
   async function giveBack(e: EndpointState): Promise<void> {
@@ -293,6 +339,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (row.fence) e.fenceInFlight = false;
       inflightDone.delete(task);
       startQueued(e);
+      // A global slot freed: endpoints that were waiting for one go next, oldest first.
+      for (const waiting of starved) {
+        if (globalInflight >= maxInFlight) break;
+        starved.delete(waiting);
+        startQueued(waiting);
+      }
       if (e.backlog) wake(false);
     });
     inflightDone.add(task);
@@ -384,6 +436,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     flushing = relaxed((q) => completeAttempts(q, batch))
       .then(() => {
         // Finished rows may unblock a fence (or the rows behind one): look again at once.
+        marks++;
         for (const r of batch) {
           const e = endpoints.get(r.webhookId);
           if (e) e.backlog = true;
@@ -399,6 +452,47 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (results.length) scheduleFlush();
       });
     return flushing;
+  }
+
+  /**
+   * Expands batches into outbox rows while there are any (one process at a time does; the others
+   * find the lock taken and wait for the next notification), waking the delivery loop after each
+   * transaction that wrote rows. Runs beside the delivery loop so neither waits for the other.
+   */
+  async function expandLoop(): Promise<void> {
+    while (running) {
+      let more = false;
+      let busy = false;
+      try {
+        expandWanted = false;
+        const r = await expandBatches(db, expandRows);
+        if (r.rows) wake();
+        more = r.more;
+        busy = r.busy;
+      } catch (err) {
+        if (!running) return;
+        logger.error({ msg: "webhook batch expansion failed; retrying", error: err });
+        busy = true;
+      }
+      if (more && !busy) continue;
+      if (expandWanted && !busy) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          expandWake = null;
+          resolve();
+        }, pollIntervalMs);
+        expandWake = () => {
+          clearTimeout(timer);
+          expandWake = null;
+          resolve();
+        };
+      });
+    }
+  }
+
+  function wakeExpander(): void {
+    expandWanted = true;
+    expandWake?.();
   }
 
   async function waitForWake(ms: number): Promise<boolean> {
@@ -450,15 +544,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       running = true;
       unlisten = await db.listen(WEBHOOK_CHANNEL, (payload) => {
         if (payload === "webhooks") refreshWanted = true;
+        wakeExpander();
         wake();
       });
       loopDone = loop();
+      expandDone = expandLoop();
     },
 
     async stop(graceMs = 5000) {
       running = false;
       wakeUp?.();
+      expandWake?.();
       await loopDone;
+      await expandDone;
       await unlisten?.().catch(() => {});
       unlisten = null;
       const pending = [...inflightDone];
@@ -477,6 +575,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
 
     async runOnce() {
+      for (;;) {
+        const r = await expandBatches(db, expandRows);
+        if (!r.more || r.busy) break;
+      }
       await refresh();
       for (const e of endpoints.values()) e.backlog = true;
       let total = 0;

@@ -85,6 +85,8 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     service: {
       ...createWebhookManagement({
         db,
+        maxWebhooks: config.webhookMaxCount,
+        maxPending: config.webhookMaxPending,
         dispatcher,
         secrets,
         sbtcRegistry: config.contracts.sbtcRegistryContractId,

@@ -5,6 +5,7 @@
  */
 import { readTip } from "../chain/tip.js";
 import type { Db } from "../db/types.js";
+import { conflict, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
 import { buildTestData, TEST_TYPE } from "./chain-payload.js";
 import type { Dispatcher } from "./dispatcher.js";
@@ -18,6 +19,7 @@ import {
   newDeliveryId,
   notifyWorkers,
   type PageRequest,
+  pendingCount,
   requeueDead,
   WEBHOOK_CHANNEL,
 } from "./outbox-store.js";
@@ -25,6 +27,7 @@ import { parseReplayRange, type ReplayRange, type ReplayResult, runReplay } from
 import type { SecretBox } from "./secret-box.js";
 import { generateSecret } from "./signing.js";
 import {
+  countWebhooks,
   deleteWebhook,
   findWebhook,
   insertWebhook,
@@ -71,6 +74,10 @@ export interface WebhookManagement {
 
 export interface ManagementDeps {
   db: Db;
+  /** WEBHOOK_MAX_COUNT */
+  maxWebhooks: number;
+  /** WEBHOOK_MAX_PENDING */
+  maxPending: number;
   dispatcher: Dispatcher;
   secrets: SecretBox;
   sbtcRegistry: string;
@@ -100,6 +107,15 @@ export function createWebhookManagement(deps: ManagementDeps): WebhookManagement
         // Webhooks start at the tip, no backfill (replay covers history). Locking the tip row waits
         // for a block being ingested: that block is then the start, never half seen.
         const tip = await readTip(q, true);
+        // Counted under the tip lock every creation takes: two creations cannot both pass.
+        const count = await countWebhooks(q);
+        if (count >= deps.maxWebhooks) {
+          throw conflict(
+            "WEBHOOK_LIMIT_REACHED",
+            `this instance holds ${count} webhooks, its limit (WEBHOOK_MAX_COUNT=${deps.maxWebhooks}); delete one first`,
+            { limit: deps.maxWebhooks, count },
+          );
+        }
         return insertWebhook(q, {
           ...input,
           id,
@@ -164,6 +180,15 @@ export function createWebhookManagement(deps: ManagementDeps): WebhookManagement
 
     async replay(webhook, body) {
       const range = parseReplayRange(body, (await readTip(db)).blockHeight);
+      const pending = await pendingCount(db, webhook.id, deps.maxPending);
+      if (pending >= deps.maxPending) {
+        throw new ServiceError(
+          429,
+          "WEBHOOK_BACKLOG_FULL",
+          `webhook ${webhook.id} has ${pending} deliveries outstanding, its limit (WEBHOOK_MAX_PENDING=${deps.maxPending}); replay once they drain`,
+          { limit: deps.maxPending, pending },
+        );
+      }
       const subgraph =
         webhook.kind === "subgraph" && webhook.subgraphName ? deps.findSubgraph(webhook.subgraphName) : undefined;
       const result = await runReplay({ db, sbtcRegistry: deps.sbtcRegistry, subgraph }, webhook, range);

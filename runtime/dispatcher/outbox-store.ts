@@ -4,7 +4,7 @@
  * attempts. Every write of a worker carries its lease token, so a worker whose lease expired (it
  * was stalled or killed) can never overwrite a newer claim.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Queryable } from "../db/types.js";
 
 /** NOTIFY channel: new or re-armed outbox rows, webhook changes. Workers wake on it. */
@@ -25,11 +25,22 @@ export interface OutboxInsert {
   replayId?: string | null;
   /** Delivered strictly in order with the webhook's other rows (rollbacks, compensating reverts). */
   fence?: boolean;
+  /** The `webhook-id` (derived from the batch and the dedupe key when expanded); a new random one when absent. */
+  deliveryId?: string;
 }
 
 /** A new delivery id (`webhook-id` header): `msg_` + 26 base32 characters. */
 export function newDeliveryId(): string {
   return `msg_${base32(randomBytes(16)).slice(0, 26)}`;
+}
+
+/**
+ * The delivery id of one expanded delivery: a hash of the batch it comes from and its webhook and
+ * dedupe key, so expanding the same batch twice (it never is: each chunk commits with its progress)
+ * could only ever produce the same ids, and a block applied again later (a new batch) gets new ones.
+ */
+export function derivedDeliveryId(parts: readonly (string | number)[]): string {
+  return `msg_${base32(createHash("sha256").update(parts.join("\n")).digest()).slice(0, 26)}`;
 }
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
@@ -59,8 +70,16 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert
   const { rowCount } = await q.query(
     `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index,
        block_hash, seq, block_height, data, replay_id, fence)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
-       $8::bigint[], $9::int[], $10::json[], $11::text[], $12::boolean[])
+     SELECT r.webhook_id, r.delivery_id, r.event_type, r.dedupe_kind, r.tx_id, r.event_index, r.block_hash, r.seq,
+            r.block_height, r.data, r.replay_id, r.fence
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+       $8::bigint[], $9::int[], $10::json[], $11::text[], $12::boolean[]) WITH ORDINALITY
+       AS r(webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index, block_hash, seq, block_height, data,
+            replay_id, fence, ord)
+     -- a webhook deleted since its deliveries were recorded gets none
+     WHERE EXISTS (SELECT 1 FROM control.webhooks w WHERE w.id = r.webhook_id)
+     -- ids in the given order: a webhook's rows are delivered in id order
+     ORDER BY r.ord
      ON CONFLICT (webhook_id, dedupe_kind, tx_id, event_index, block_hash, seq) DO UPDATE SET
        status = 'pending', attempts = 0, next_attempt_at = now(), leased_until = NULL, lease_token = NULL,
        rolled_back = false, delivery_id = EXCLUDED.delivery_id, data = EXCLUDED.data, event_type = EXCLUDED.event_type,
@@ -69,7 +88,7 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert
      WHERE control.webhook_outbox.rolled_back OR control.webhook_outbox.dedupe_kind = 'revert'`,
     [
       rows.map((r) => r.webhookId),
-      rows.map(() => newDeliveryId()),
+      rows.map((r) => r.deliveryId ?? newDeliveryId()),
       rows.map((r) => r.eventType),
       rows.map((r) => r.kind),
       rows.map((r) => r.txId),
@@ -83,6 +102,36 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert
     ],
   );
   return rowCount;
+}
+
+/**
+ * A reorg orphaned `blockHash`: its rows are marked rolled back (a later apply of the same block
+ * re-arms them); apply and replay rows never attempted and not in flight are cancelled (the
+ * receiver never saw them). Returns the chain rows the receiver may have seen, for the rollback.
+ */
+export async function markBlockRolledBack(
+  q: Queryable,
+  blockHash: string,
+): Promise<{ webhookId: string; data: Record<string, unknown> & { event?: { event_index?: number } } }[]> {
+  const { rows } = await q.query<{
+    webhook_id: string;
+    dedupe_kind: string;
+    status: string;
+    attempts: number;
+    data: Record<string, unknown> & { event?: { event_index?: number } };
+  }>(
+    `UPDATE control.webhook_outbox SET rolled_back = true,
+       status = CASE WHEN dedupe_kind IN ('apply', 'replay') AND status = 'pending' AND leased_until IS NULL
+                     THEN 'cancelled' ELSE status END,
+       finished_at = CASE WHEN dedupe_kind IN ('apply', 'replay') AND status = 'pending' AND leased_until IS NULL
+                          THEN now() ELSE finished_at END
+     WHERE block_hash = $1 AND NOT rolled_back AND dedupe_kind IN ('apply', 'replay', 'row')
+     RETURNING webhook_id, dedupe_kind, status, attempts, data`,
+    [blockHash],
+  );
+  return rows
+    .filter((r) => r.dedupe_kind !== "row" && !(r.status === "cancelled" && r.attempts === 0))
+    .map((r) => ({ webhookId: r.webhook_id, data: r.data }));
 }
 
 /** Wakes the workers (delivered at commit when called inside a transaction). */
@@ -116,6 +165,8 @@ export interface ClaimCap {
    * the caller falls back to when a scan comes short, and now and then.
    */
   afterId?: string | null;
+  /** Strict order: a row is claimable only when no earlier row of the webhook is pending. */
+  ordered?: boolean;
 }
 
 /**
@@ -141,7 +192,8 @@ export async function claimDueRows(
     fence: boolean;
   }>(
     `WITH caps AS (
-       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $6::bigint[]) AS c(webhook_id, cap, lease_ms, after_id)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $6::bigint[], $7::boolean[])
+                  AS c(webhook_id, cap, lease_ms, after_id, ordered)
      ), picked AS (
        SELECT p.id FROM caps c
        CROSS JOIN LATERAL (
@@ -150,7 +202,7 @@ export async function claimDueRows(
             AND o.next_attempt_at <= $4 AND (o.leased_until IS NULL OR o.leased_until <= $4)
             AND NOT EXISTS (SELECT 1 FROM control.webhook_outbox f
                              WHERE f.webhook_id = o.webhook_id AND f.status = 'pending' AND f.fence AND f.id < o.id)
-            AND (NOT o.fence OR NOT EXISTS (SELECT 1 FROM control.webhook_outbox e
+            AND (NOT (o.fence OR c.ordered) OR NOT EXISTS (SELECT 1 FROM control.webhook_outbox e
                              WHERE e.webhook_id = o.webhook_id AND e.status = 'pending' AND e.id < o.id))
           ORDER BY o.id
           LIMIT c.cap
@@ -170,6 +222,7 @@ export async function claimDueRows(
       now,
       token,
       caps.map((c) => c.afterId ?? null),
+      caps.map((c) => c.ordered ?? false),
     ],
   );
   return rows
@@ -382,6 +435,15 @@ export async function listDeadLetters(q: Queryable, webhookId: string, page: Pag
     finishedAt: date(r.finished_at),
     data: r.data,
   }));
+}
+
+/** A webhook's pending deliveries, counted up to `cap` (the scan stops there). */
+export async function pendingCount(q: Queryable, webhookId: string, cap: number): Promise<number> {
+  const { rows } = await q.query<{ n: string }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM control.webhook_outbox WHERE webhook_id = $1 AND status = 'pending' LIMIT $2) p`,
+    [webhookId, cap],
+  );
+  return Number(rows[0].n);
 }
 
 /** Dead deliveries of a webhook (one, or all when `deliveryId` is absent) back to pending with fresh attempts. */

@@ -7,6 +7,13 @@
 import type { ClarityJson, DecodedBlock, DecodedEvent, DecodedTx } from "../chain/types.js";
 import { wildcardMatches } from "../subgraphs/match-source.js";
 import type { TraitName } from "../subgraphs/traits.js";
+import {
+  buildTriggerIndex,
+  eventCandidates,
+  firstPerWebhook,
+  type TriggerIndex,
+  txCandidates,
+} from "./trigger-index.js";
 import type { Trigger, TriggerType } from "./triggers.js";
 
 export interface MatchContext {
@@ -44,7 +51,7 @@ export const SBTC_TOPICS: Readonly<Record<string, string>> = {
 };
 
 /** The chain event type each event-level trigger listens to. */
-const EVENT_TYPE_OF: Readonly<Partial<Record<TriggerType, DecodedEvent["type"]>>> = {
+export const EVENT_TYPE_OF: Readonly<Partial<Record<TriggerType, DecodedEvent["type"]>>> = {
   ft_transfer: "ft_transfer",
   ft_mint: "ft_mint",
   ft_burn: "ft_burn",
@@ -65,39 +72,50 @@ const EVENT_TYPE_OF: Readonly<Partial<Record<TriggerType, DecodedEvent["type"]>>
 const DEPLOY_TX_TYPES = new Set(["smart_contract", "versioned_smart_contract"]);
 
 /**
- * Every (webhook, event) that fires in `block`, in block order. `sbtc_withdrawal_swept_confirmed`
- * never fires here: it fires on the Bitcoin confirmation (see matchSweptConfirmed).
+ * Every (webhook, event) that fires in `block`, in block order (each tx's tx-level match, then its
+ * events; webhooks in snapshot order). Candidates come from the trigger index (pass the one built
+ * for the snapshot to share it across blocks). `sbtc_withdrawal_swept_confirmed` never fires here:
+ * it fires on the Bitcoin confirmation (see matchSweptConfirmed).
  */
 export function matchBlock(
   webhooks: readonly ChainWebhookTriggers[],
   block: DecodedBlock,
   ctx: MatchContext,
+  index: TriggerIndex = buildTriggerIndex(webhooks),
 ): TriggerMatch[] {
-  const live = webhooks.filter((w) => block.height > w.startHeight);
-  if (!live.length) return [];
+  if (!index.size) return [];
   const out: TriggerMatch[] = [];
-  const txByIndex = new Map<number, DecodedTx>();
-  for (const tx of block.txs) txByIndex.set(tx.txIndex, tx);
-  // Block order: each tx's tx-level match, then its events.
+  const live = (w: ChainWebhookTriggers) => block.height > w.startHeight;
   const eventsByTx = new Map<number, DecodedEvent[]>();
   for (const e of block.events) {
-    const list = eventsByTx.get(e.txIndex) ?? [];
-    list.push(e);
-    eventsByTx.set(e.txIndex, list);
+    if (!e.committed) continue;
+    const list = eventsByTx.get(e.txIndex);
+    if (list) list.push(e);
+    else eventsByTx.set(e.txIndex, [e]);
   }
   for (const tx of block.txs) {
-    for (const w of live) {
-      const t = w.triggers.find((tr) => txTriggerMatches(tr, tx, ctx));
-      if (t) out.push({ webhookId: w.id, trigger: t.type, txId: tx.txId, eventIndex: -1, tx });
+    if (tx.status === "success") {
+      const hits = firstPerWebhook(
+        txCandidates(index, tx),
+        (c) => live(c.webhook) && txTriggerMatches(c.trigger, tx, ctx),
+      );
+      for (const c of hits)
+        out.push({ webhookId: c.webhook.id, trigger: c.trigger.type, txId: tx.txId, eventIndex: -1, tx });
     }
     for (const event of eventsByTx.get(tx.txIndex) ?? []) {
-      if (!event.committed) continue;
-      for (const w of live) {
-        const t = w.triggers.find(
-          (tr) => tr.type !== "sbtc_withdrawal_swept_confirmed" && eventTriggerMatches(tr, event, ctx),
-        );
-        if (t) out.push({ webhookId: w.id, trigger: t.type, txId: tx.txId, eventIndex: event.eventIndex, tx, event });
-      }
+      const hits = firstPerWebhook(
+        eventCandidates(index, event, ctx.sbtcRegistry),
+        (c) => live(c.webhook) && eventTriggerMatches(c.trigger, event, ctx),
+      );
+      for (const c of hits)
+        out.push({
+          webhookId: c.webhook.id,
+          trigger: c.trigger.type,
+          txId: tx.txId,
+          eventIndex: event.eventIndex,
+          tx,
+          event,
+        });
     }
   }
   return out;
@@ -170,7 +188,7 @@ export function eventTriggerMatches(t: Trigger, e: DecodedEvent, ctx: MatchConte
         atMost(t.maxAmount, e.amount)
       );
     case "stx_lock":
-      return field(t.lockedAddress, str(e.payload.locked_address) ?? e.sender) && atLeast(t.minAmount, e.amount);
+      return field(t.lockedAddress, lockedAddressOf(e)) && atLeast(t.minAmount, e.amount);
     case "print_event":
       return (
         field(t.contractId, e.contractId) &&
@@ -200,6 +218,11 @@ function pegMatches(t: Trigger, e: DecodedEvent, ctx: MatchContext): boolean {
 export function printValue(e: DecodedEvent): Record<string, ClarityJson> | undefined {
   const v = e.payload.value;
   return v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined;
+}
+
+/** The address an stx_lock event locks (the payload's, else the event's sender). */
+export function lockedAddressOf(e: DecodedEvent): string | null {
+  return str(e.payload.locked_address) ?? e.sender;
 }
 
 const str = (v: ClarityJson | undefined): string | null => (typeof v === "string" ? v : null);
@@ -241,9 +264,13 @@ function contractName(contractId: string | null): string | null {
 }
 
 /** Contracts whose standards matter for `block`: those a trait trigger could test. */
-export function traitCandidates(webhooks: readonly ChainWebhookTriggers[], block: DecodedBlock): Set<string> {
-  const wanted = new Set<TriggerType>();
-  for (const w of webhooks) for (const t of w.triggers) if (t.trait !== undefined) wanted.add(t.type);
+export function traitCandidates(
+  webhooks: readonly ChainWebhookTriggers[],
+  block: DecodedBlock,
+  index?: TriggerIndex,
+): Set<string> {
+  const wanted = new Set<TriggerType>(index?.traitTypes);
+  if (!index) for (const w of webhooks) for (const t of w.triggers) if (t.trait !== undefined) wanted.add(t.type);
   const out = new Set<string>();
   if (!wanted.size) return out;
   if (wanted.has("contract_call"))

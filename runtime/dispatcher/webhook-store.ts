@@ -32,6 +32,8 @@ export interface WebhookRow extends DeliveryLimits {
   tableName: string | null;
   filter: RowFilter | null;
   startHeight: number;
+  /** Strict order: one delivery at a time, each after the previous one finished (retries included). */
+  ordered: boolean;
   secretSealed: string;
   previousSecretSealed: string | null;
   previousSecretExpiresAt: Date | null;
@@ -49,7 +51,7 @@ export function newWebhookId(): string {
 }
 
 const COLUMNS = `id, name, kind, url, format, status, triggers, subgraph_name, table_name, filter, start_height, timeout_ms,
-  max_attempts, concurrency, secret_sealed, previous_secret_sealed, previous_secret_expires_at, circuit_state,
+  max_attempts, concurrency, ordered, secret_sealed, previous_secret_sealed, previous_secret_expires_at, circuit_state,
   circuit_failures, circuit_opened_at, created_at, updated_at`;
 
 type Raw = Record<string, unknown>;
@@ -71,6 +73,7 @@ function fromRaw(r: Raw): WebhookRow {
     timeoutMs: Number(r.timeout_ms),
     maxAttempts: Number(r.max_attempts),
     concurrency: Number(r.concurrency),
+    ordered: r.ordered === true,
     secretSealed: String(r.secret_sealed),
     previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
     previousSecretExpiresAt: date(r.previous_secret_expires_at),
@@ -95,6 +98,8 @@ export interface NewWebhook extends DeliveryLimits {
   tableName: string | null;
   filter: RowFilter | null;
   startHeight: number;
+  /** Default false. */
+  ordered?: boolean;
   secretSealed: string;
 }
 
@@ -102,8 +107,8 @@ export interface NewWebhook extends DeliveryLimits {
 export async function insertWebhook(q: Queryable, w: NewWebhook): Promise<WebhookRow | null> {
   const { rows } = await q.query<Raw>(
     `INSERT INTO control.webhooks (id, name, kind, url, format, triggers, subgraph_name, table_name, filter, start_height,
-       timeout_ms, max_attempts, concurrency, secret_sealed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       timeout_ms, max_attempts, concurrency, secret_sealed, ordered)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (name) DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -121,6 +126,7 @@ export async function insertWebhook(q: Queryable, w: NewWebhook): Promise<Webhoo
       w.maxAttempts,
       w.concurrency,
       w.secretSealed,
+      w.ordered ?? false,
     ],
   );
   return rows[0] ? fromRaw(rows[0]) : null;
@@ -153,6 +159,7 @@ export interface WebhookPatch {
   timeoutMs?: number;
   maxAttempts?: number;
   concurrency?: number;
+  ordered?: boolean;
   status?: WebhookStatus;
   secretSealed?: string;
   previousSecretSealed?: string | null;
@@ -168,6 +175,7 @@ const PATCH_COLUMNS: Record<keyof WebhookPatch, string> = {
   timeoutMs: "timeout_ms",
   maxAttempts: "max_attempts",
   concurrency: "concurrency",
+  ordered: "ordered",
   status: "status",
   secretSealed: "secret_sealed",
   previousSecretSealed: "previous_secret_sealed",
@@ -196,6 +204,12 @@ export async function updateWebhook(
     params,
   );
   return rows[0] ? fromRaw(rows[0]) : undefined;
+}
+
+/** How many webhooks the instance has. */
+export async function countWebhooks(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ n: string }>("SELECT count(*) AS n FROM control.webhooks");
+  return Number(rows[0].n);
 }
 
 export async function deleteWebhook(q: Queryable, id: string): Promise<boolean> {
@@ -246,6 +260,7 @@ export function toWebhookRecord(
     timeoutMs: w.timeoutMs,
     maxAttempts: w.maxAttempts,
     concurrency: w.concurrency,
+    ordered: w.ordered,
     circuit: {
       state: w.circuit.state,
       consecutiveFailures: w.circuit.failures,

@@ -53,18 +53,31 @@ export function webhookClient(apiUrl: string, options: { token?: string; prefix?
   };
 }
 
-/** Resolves once no outbox row of the webhook (or any) is pending. */
+/** Resolves once every recorded batch is expanded and no outbox row of the webhook (or any) is pending. */
 export async function waitForOutboxDrained(db: Db, webhookId?: string, timeoutMs = 60_000): Promise<void> {
+  await waitFor(() => outboxDrained(db, webhookId), { timeoutMs });
+}
+
+/** Resolves once every batch the block transactions recorded is expanded into outbox rows. */
+export async function waitForExpanded(db: Db, timeoutMs = 60_000): Promise<void> {
   await waitFor(
     async () => {
-      const { rows } = await db.query<{ n: string }>(
-        "SELECT count(*) AS n FROM control.webhook_outbox WHERE status = 'pending' AND ($1::text IS NULL OR webhook_id = $1)",
-        [webhookId ?? null],
-      );
+      const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM control.webhook_batches");
       return Number(rows[0].n) === 0;
     },
     { timeoutMs },
   );
+}
+
+/** No batch waits for expansion and no outbox row of the webhook (or any) is pending. */
+export async function outboxDrained(db: Db, webhookId?: string): Promise<boolean> {
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT (SELECT count(*) FROM control.webhook_batches)
+          + (SELECT count(*) FROM control.webhook_outbox WHERE status = 'pending' AND ($1::text IS NULL OR webhook_id = $1))
+            AS n`,
+    [webhookId ?? null],
+  );
+  return Number(rows[0].n) === 0;
 }
 
 export async function outboxCount(db: Db, where = "true", params: unknown[] = []): Promise<number> {

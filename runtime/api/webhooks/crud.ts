@@ -40,8 +40,32 @@ const CREATE_FIELDS = [
   "timeoutMs",
   "maxAttempts",
   "concurrency",
+  "ordered",
 ];
-const UPDATE_FIELDS = ["name", "url", "format", "triggers", "filter", "timeoutMs", "maxAttempts", "concurrency"];
+const UPDATE_FIELDS = [
+  "name",
+  "url",
+  "format",
+  "triggers",
+  "filter",
+  "timeoutMs",
+  "maxAttempts",
+  "concurrency",
+  "ordered",
+];
+
+/**
+ * `ordered`: a boolean; an ordered webhook delivers one at a time (concurrency 1), so a
+ * concurrency above 1 alongside it (given, or kept from before) is refused.
+ */
+function parseOrdered(body: Record<string, unknown>, concurrency: number | undefined): boolean | undefined {
+  const v = body.ordered;
+  if (v === undefined) return undefined;
+  if (typeof v !== "boolean") throw invalid("ordered", "ordered must be true or false");
+  if (v && concurrency !== undefined && concurrency !== 1)
+    throw invalid("concurrency", "an ordered webhook delivers one at a time: concurrency must be 1 (or left out)");
+  return v;
+}
 
 /** POST /api/webhooks */
 export const createWebhook: WebhooksHandler = async (req, res, ctx) => {
@@ -51,7 +75,9 @@ export const createWebhook: WebhooksHandler = async (req, res, ctx) => {
   const name = parseName(body.name);
   const url = await parseUrl(body.url, svc);
   const format = body.format === undefined ? DEFAULT_FORMAT : parseFormat(body.format);
-  const limits = { ...DEFAULT_LIMITS, ...parseLimits(body) };
+  const given = parseLimits(body);
+  const ordered = parseOrdered(body, given.concurrency) ?? false;
+  const limits = { ...DEFAULT_LIMITS, ...given, ...(ordered ? { concurrency: 1 } : {}) };
   const isChain = body.triggers !== undefined;
   const isSubgraph = body.subgraphName !== undefined || body.tableName !== undefined;
   if (isChain && isSubgraph)
@@ -78,7 +104,18 @@ export const createWebhook: WebhooksHandler = async (req, res, ctx) => {
     tableName = table.name;
     filter = parseRowFilter(body.filter, table);
   }
-  const created = await svc.create({ name, kind, url, format, triggers, subgraphName, tableName, filter, ...limits });
+  const created = await svc.create({
+    name,
+    kind,
+    url,
+    format,
+    triggers,
+    subgraphName,
+    tableName,
+    filter,
+    ordered,
+    ...limits,
+  });
   if (!created) throw conflict("WEBHOOK_NAME_TAKEN", `a webhook named ${JSON.stringify(name)} exists`, { name });
   ctx.log.info({ msg: "webhook created", webhook_id: created.webhook.id, kind, url });
   res.status(201).json({ ...svc.record(created.webhook), secret: created.secret });
@@ -116,6 +153,11 @@ export const updateWebhook: WebhooksHandler = async (req, res, ctx) => {
   rejectUnknownFields(body, UPDATE_FIELDS, "a webhook update");
   if (!Object.keys(body).length) throw invalid("body", `nothing to update; accepted: ${UPDATE_FIELDS.join(", ")}`);
   const patch: WebhookPatch = { ...parseLimits(body) };
+  const ordered = parseOrdered(body, patch.concurrency);
+  if (ordered !== undefined) patch.ordered = ordered;
+  if (ordered) patch.concurrency = 1;
+  else if (ordered === undefined && w.ordered && patch.concurrency !== undefined && patch.concurrency !== 1)
+    throw invalid("concurrency", "an ordered webhook delivers one at a time: set ordered to false first");
   if (body.name !== undefined) patch.name = parseName(body.name);
   if (body.url !== undefined) patch.url = await parseUrl(body.url, svc);
   if (body.format !== undefined) patch.format = parseFormat(body.format);

@@ -15,7 +15,7 @@ import { ChainSimulator, type SimPayload } from "../../../runtime/simulator/inde
 import { createTestDb, type TestDb } from "../../support/db.js";
 import { type Receiver, type ReceivedRequest, startReceiver } from "../../support/receiver.js";
 import { postObserver, startTestService, waitFor } from "../../support/service.js";
-import { outboxCount, waitForOutboxDrained, webhookClient } from "../../support/webhooks.js";
+import { outboxCount, waitForExpanded, waitForOutboxDrained, webhookClient } from "../../support/webhooks.js";
 
 const TRIGGERS = [{ type: "ft_transfer" }, { type: "stx_transfer" }, { type: "print_event" }];
 let t: TestDb;
@@ -286,6 +286,7 @@ describe("failures, recovery and isolation", () => {
     const start = await tip();
     await ingest(2);
     const expected = await expectedKeys(start);
+    await waitForExpanded(t.db);
     expect(
       await outboxCount(
         t.db,

@@ -10,6 +10,7 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expandBatches } from "../../../runtime/dispatcher/expander.js";
 import { createSubgraphOutbox } from "../../../runtime/dispatcher/subgraph-outbox.js";
 import type { Service } from "../../../runtime/service.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
@@ -43,6 +44,11 @@ async function freshService(env: Record<string, string> = {}): Promise<Service> 
     { dispatcher: { pollIntervalMs: 100 } },
   );
   return svc;
+}
+
+/** Expands every recorded batch into outbox rows (what a dispatcher does). */
+async function expandAll(db: TestDb["db"]): Promise<void> {
+  while ((await expandBatches(db)).more);
 }
 
 async function receiver(): Promise<Receiver> {
@@ -260,6 +266,7 @@ describe("the subgraph outbox listener", () => {
       change({ op: "updated", row: { _id: "1", amount: "150" }, previous: { _id: "1", amount: "10" }, eventIndex: 1 }),
     ];
     await t.db.transaction((q) => listener(q, forward, block));
+    await expandAll(t.db);
     const rows = async () =>
       (
         await t.db.query<{
@@ -327,6 +334,7 @@ describe("the subgraph outbox listener", () => {
       change({ op: "deleted", row: { _id: "1", amount: "10" }, eventIndex: -1, reverted: true }),
     ];
     await t.db.transaction((q) => listener(q, compensating, block));
+    await expandAll(t.db);
     const reverts = (await rows()).filter((x) => x.dedupe_kind === "revert");
     expect(reverts.map((x) => `${x.webhook_id}:${x.event_type}:${x.seq}:${x.fence}`)).toEqual([
       "wh_all:asset-holdings.holdings.updated:0:true",
@@ -342,6 +350,7 @@ describe("the subgraph outbox listener", () => {
       )
     ).rows;
     await t.db.transaction((q) => listener(q, forward, block));
+    await expandAll(t.db);
     const after = await t.db.query<{ delivery_id: string; status: string }>(
       "SELECT delivery_id, status FROM control.webhook_outbox WHERE dedupe_kind = 'row'",
     );
@@ -350,6 +359,7 @@ describe("the subgraph outbox listener", () => {
     expect(after.rows.some((x) => before.some((b) => b.delivery_id === x.delivery_id))).toBe(false);
     // Without a reorg in between, the same changes write nothing new.
     await t.db.transaction((q) => listener(q, forward, block));
+    await expandAll(t.db);
     expect(await outboxCount(t.db, "dedupe_kind = 'row'")).toBe(before.length);
   });
 });

@@ -10,7 +10,7 @@ import { simulateChain } from "../../../runtime/simulator/index.js";
 import { createTestDb, type TestDb } from "../../support/db.js";
 import { type Receiver, startReceiver } from "../../support/receiver.js";
 import { postObserver, startTestService, waitFor } from "../../support/service.js";
-import { waitForOutboxDrained, webhookClient } from "../../support/webhooks.js";
+import { outboxDrained, waitForOutboxDrained, webhookClient } from "../../support/webhooks.js";
 
 interface Delivery {
   type: string;
@@ -84,8 +84,5 @@ describe("subgraph webhook rows", () => {
 });
 
 async function drained(): Promise<boolean> {
-  const { rows } = await t.db.query<{ n: string }>(
-    "SELECT count(*) AS n FROM control.webhook_outbox WHERE status = 'pending'",
-  );
-  return Number(rows[0].n) === 0;
+  return outboxDrained(t.db);
 }
