@@ -9,7 +9,7 @@
  * (manifest `price_units` × the unit price) before it signs the URL, `/credits/*` is the credits
  * API, and a refused charge answers its status (402 INSUFFICIENT_CREDITS, 401, 409, 400). Without
  * credits (a free archive) nothing is charged. `GET /pricing` says which, so an instance can show
- * the price in dollars before it asks for anything.
+ * the price in dollars before it asks for anything. `GET /openapi.json` describes these routes.
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -17,6 +17,7 @@ import { type BoundPort, bindPort } from "../internal/http-listener.js";
 import { bundlePriceCents, chargePresign } from "./credits/presign-charge.js";
 import type { CreditsService } from "./credits/service.js";
 import type { LatestPointer, Manifest, PartitionEntry, Signed } from "./manifest.js";
+import { archiveOpenApi } from "./openapi.js";
 import { DEFAULT_URL_TTL_SECONDS, checkPresigned, parseRange, presign } from "./presign.js";
 import type { ArchiveStorage } from "./storage.js";
 
@@ -84,6 +85,10 @@ export async function startArchiveServer(o: ArchiveServerOptions): Promise<Archi
     if (url.pathname === "/health" && method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end('{"status":"ok"}');
+    }
+    if (url.pathname === "/openapi.json" && method === "GET") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return void res.end(JSON.stringify(archiveOpenApi()));
     }
     if (url.pathname === "/pricing" && method === "GET") {
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" });

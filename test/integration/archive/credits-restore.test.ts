@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { compileErrors, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedArchive, openArchive } from "../../../runtime/archive/client.js";
 import { postGrant } from "../../../runtime/archive/credits/client.js";
@@ -127,6 +128,39 @@ describe("archive restore paid with credits", () => {
   it("the archive says it charges, and at what unit price", async () => {
     const res = await fetch(`${server.url}/pricing`);
     expect(await res.json()).toEqual({ charged: true, unit_price_cents: UNIT_CENTS });
+  });
+
+  it("publishes a valid OpenAPI 3.1 document of its routes, each answering with a status it documents", async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid ? "" : compileErrors(result)).toBe("");
+    const latest = (await (await fetch(`${server.url}/latest.json`)).json()) as { body: { manifest: string } };
+    const values: Record<string, string> = {
+      manifest: latest.body.manifest.replace(/^manifests\//, ""),
+      bundle: manifest.partitions[0].file.replace(/^bundles\//, ""),
+    };
+    const served = new Set([
+      "/health",
+      "/pricing",
+      "/latest.json",
+      "/keys.json",
+      "/manifests/{manifest}",
+      "/presign",
+      "/bundles/{bundle}",
+    ]);
+    expect(new Set(Object.keys(doc.paths))).toEqual(served);
+    for (const [template, ops] of Object.entries(doc.paths)) {
+      const url = template.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]);
+      for (const [method, op] of Object.entries(ops)) {
+        const res = await fetch(`${server.url}${url}`, {
+          method: method.toUpperCase(),
+          ...(method === "post" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}),
+        });
+        expect(Object.keys(op.responses), `${method} ${template} answered ${res.status}`).toContain(String(res.status));
+      }
+    }
   });
 
   it("a presign without a credit key is refused with 401 and no URL", async () => {
