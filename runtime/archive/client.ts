@@ -151,6 +151,15 @@ export function sha256File(file: string): string {
  * checks its size and sha256 against the manifest. A mismatch deletes the file and refuses.
  * `url` replaces the presign request (tests pass an edited or expired URL).
  */
+/**
+ * Whether a bundle's download began in `dir` (whole or in part): its presigned URL was issued, and
+ * on a charging archive charged, already; finishing it charges nothing more.
+ */
+export function bundleDownloadBegan(dir: string, entry: PartitionEntry): boolean {
+  const file = path.join(dir, `${entry.sha256}.bundle.gz`);
+  return fs.existsSync(file) || fs.existsSync(`${file}.part`);
+}
+
 export async function downloadBundle(
   baseUrl: string,
   entry: PartitionEntry,

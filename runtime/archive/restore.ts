@@ -43,7 +43,14 @@ import {
   importSql,
   readSecondaryIndexes,
 } from "./chain-tables.js";
-import { ArchiveRefusal, type BundleCharging, downloadBundle, fetchPricing, type OpenedArchive } from "./client.js";
+import {
+  ArchiveRefusal,
+  type BundleCharging,
+  bundleDownloadBegan,
+  downloadBundle,
+  fetchPricing,
+  type OpenedArchive,
+} from "./client.js";
 import type { CostEstimate } from "./credits/money.js";
 import { bundlePriceCents } from "./credits/presign-charge.js";
 import { checkRestoreCost } from "./credits/restore-cost.js";
@@ -189,12 +196,13 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   if (partitions.length === 0) return summary;
   // The cost before the prompt: a short balance throws CreditsShortError (with the buy command)
   // before anything is downloaded or written. The archive enforces the cap again on each charge;
-  // bundles of a resumed restore already charged are not charged again (same idempotency keys).
+  // bundles of a resumed restore already charged are not charged again (same idempotency keys), so
+  // those whose download began are left out of the estimate.
   const pricing = await fetchPricing(archive.baseUrl);
   const creditKey = o.creditKey ?? null;
   if (pricing.charged) {
     const prices = partitions
-      .filter((p) => !loaded.has(p.first_height))
+      .filter((p) => !loaded.has(p.first_height) && !bundleDownloadBegan(o.downloadsDir, p))
       .map((p) => bundlePriceCents(p.price_units, pricing.unitPriceCents));
     plan.cost = await checkRestoreCost(archive.baseUrl, creditKey, prices, o.operation);
   }

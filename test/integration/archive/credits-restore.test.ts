@@ -242,6 +242,16 @@ describe("archive restore paid with credits", () => {
     expect(String(failed)).toMatch(/refused the download URL/);
     expect(await entries(paid.key_id, "charge")).toBe("2");
     expect(await countRows(b.db, "chain.blocks")).toBe(0);
+    // Resumed, the estimate leaves out the two bundles already charged (their downloads began).
+    let estimate: number | undefined;
+    await restore(b.db, "bootstrap", archive, creditKey, {
+      confirm: async (plan: { cost?: { costCents: number } }) => {
+        estimate = plan.cost?.costCents;
+        return false;
+      },
+    });
+    const unstarted = manifest.partitions.slice(2).reduce((s, p) => s + p.price_units * UNIT_CENTS, 0);
+    expect(estimate).toBe(unstarted);
     // Downloaded bundles removed: the re-run asks for every URL again, with the same restore's keys.
     fs.rmSync(path.join(root, "downloads-bootstrap"), { recursive: true, force: true });
     const done = await restore(b.db, "bootstrap", archive, creditKey);
