@@ -8,7 +8,7 @@
  * O(events × webhooks × triggers). Pure.
  */
 import type { DecodedEvent, DecodedTx } from "../chain/types.js";
-import { type ChainWebhookTriggers, EVENT_TYPE_OF, lockedAddressOf } from "./trigger-match.js";
+import { type ChainWebhookTriggers, EVENT_TYPE_OF, lockedAddressOf } from "./trigger-events.js";
 import type { Trigger, TriggerType } from "./triggers.js";
 
 /** One trigger of one webhook. `pos` is the webhook's place in the snapshot, `ti` the trigger's in its list. */

@@ -14,6 +14,7 @@ import {
   type TriggerIndex,
   txCandidates,
 } from "./trigger-index.js";
+import { type ChainWebhookTriggers, EVENT_TYPE_OF, lockedAddressOf } from "./trigger-events.js";
 import type { Trigger, TriggerType } from "./triggers.js";
 
 export interface MatchContext {
@@ -21,13 +22,6 @@ export interface MatchContext {
   sbtcRegistry: string;
   /** Whether a contract conforms to a standard (resolved ahead; see traits.ts). */
   implementsTrait(contractId: string, trait: TraitName): boolean;
-}
-
-export interface ChainWebhookTriggers {
-  id: string;
-  triggers: readonly Trigger[];
-  /** Chain webhooks start at the tip they were created at: blocks at or below it never fire. */
-  startHeight: number;
 }
 
 export interface TriggerMatch {
@@ -48,25 +42,6 @@ export const SBTC_TOPICS: Readonly<Record<string, string>> = {
   sbtc_withdrawal_accept: "withdrawal-accept",
   sbtc_withdrawal_reject: "withdrawal-reject",
   sbtc_withdrawal_swept_confirmed: "withdrawal-accept",
-};
-
-/** The chain event type each event-level trigger listens to. */
-export const EVENT_TYPE_OF: Readonly<Partial<Record<TriggerType, DecodedEvent["type"]>>> = {
-  ft_transfer: "ft_transfer",
-  ft_mint: "ft_mint",
-  ft_burn: "ft_burn",
-  nft_transfer: "nft_transfer",
-  nft_mint: "nft_mint",
-  nft_burn: "nft_burn",
-  stx_transfer: "stx_transfer",
-  stx_mint: "stx_mint",
-  stx_burn: "stx_burn",
-  stx_lock: "stx_lock",
-  print_event: "print",
-  sbtc_deposit: "print",
-  sbtc_withdrawal_create: "print",
-  sbtc_withdrawal_accept: "print",
-  sbtc_withdrawal_reject: "print",
 };
 
 const DEPLOY_TX_TYPES = new Set(["smart_contract", "versioned_smart_contract"]);
@@ -218,11 +193,6 @@ function pegMatches(t: Trigger, e: DecodedEvent, ctx: MatchContext): boolean {
 export function printValue(e: DecodedEvent): Record<string, ClarityJson> | undefined {
   const v = e.payload.value;
   return v !== null && typeof v === "object" && !Array.isArray(v) ? v : undefined;
-}
-
-/** The address an stx_lock event locks (the payload's, else the event's sender). */
-export function lockedAddressOf(e: DecodedEvent): string | null {
-  return str(e.payload.locked_address) ?? e.sender;
 }
 
 const str = (v: ClarityJson | undefined): string | null => (typeof v === "string" ? v : null);

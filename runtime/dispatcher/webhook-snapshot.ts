@@ -17,7 +17,7 @@
 import type { Queryable } from "../db/types.js";
 import type { RowFilter } from "./subgraph-filter.js";
 import { buildTriggerIndex, type TriggerIndex } from "./trigger-index.js";
-import type { ChainWebhookTriggers } from "./trigger-match.js";
+import type { ChainWebhookTriggers } from "./trigger-events.js";
 import type { Trigger } from "./triggers.js";
 
 export interface SubgraphWebhook {

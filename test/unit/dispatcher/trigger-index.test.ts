@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import type { ClarityJson, DecodedBlock, DecodedEvent, DecodedTx } from "../../../runtime/chain/types.js";
 import { buildTriggerIndex } from "../../../runtime/dispatcher/trigger-index.js";
+import type { ChainWebhookTriggers } from "../../../runtime/dispatcher/trigger-events.js";
 import {
-  type ChainWebhookTriggers,
   eventTriggerMatches,
   type MatchContext,
   matchBlock,

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ClarityJson, DecodedBlock } from "../../../runtime/chain/types.js";
+import type { ChainWebhookTriggers } from "../../../runtime/dispatcher/trigger-events.js";
 import {
-  type ChainWebhookTriggers,
   matchBlock,
   matchSweptConfirmed,
   type MatchContext,
