@@ -7,6 +7,7 @@
  *   (events/stream-session.ts documents the frames and the client contract).
  * Handler names are the routes' operationIds.
  */
+import { readTip } from "../../chain/tip.js";
 import { ServiceError } from "../../internal/errors.js";
 import { BEFORE_ALL, beforeHeight, type Position } from "./cursor.js";
 import { readPage } from "./page-read.js";
@@ -78,7 +79,9 @@ async function resolveStart(ctx: EventsContext, start: StreamStart): Promise<Res
     }
     case "live": {
       const hub = ctx.chainHub;
-      const tip = hub?.state.tipHeight ?? null;
+      // The stored tip, not the hub's: the hub hears of a commit a moment after it, and a client
+      // connecting meanwhile would start a block early.
+      const tip = hub ? (await readTip(ctx.db)).blockHeight : null;
       if (tip === null || !hub) return { start: BEFORE_ALL, delivered: null, floor: null, initialReorg: null };
       const last = compileLastEventAtOrBelow(tip - hub.liveTailMarginBlocks);
       const { rows } = await ctx.db.query<{ block_height: number; event_index: number }>(last.sql, last.params);
