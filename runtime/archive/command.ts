@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
 import { createLogger } from "../internal/logger.js";
@@ -19,17 +19,11 @@ import { loadArchiveKey } from "./keys.js";
 import { DEFAULT_PARTITION_SPAN, publishArchive } from "./publish.js";
 import { DEFAULT_URL_TTL_SECONDS } from "./presign.js";
 import { type RestorePlan, type RestoreSummary, describePlan, restoreFromArchive } from "./restore.js";
+import { wholeNumber } from "../internal/cli-options.js";
 import { startArchiveServer } from "./server.js";
 import { filesystemStorage } from "./storage.js";
 import { checkPartition, formatChecks } from "./verify.js";
 import type { RestoreOperation } from "./restore-store.js";
-
-const wholeNumber = (min: number, max: number) => (v: string) => {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max)
-    throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
-  return n;
-};
 
 const ENV_NOTE = "\nUses DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database), like the service.";
 

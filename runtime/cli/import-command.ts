@@ -1,8 +1,9 @@
 /** `sluice import <file>`: wiring of the import to configuration, database and terminal. */
 import fs from "node:fs";
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import { parseConfig } from "../config/index.js";
 import { migrate, openDb } from "../db/index.js";
+import { wholeNumber } from "../internal/cli-options.js";
 import { createLogger } from "../internal/logger.js";
 import { assembleIngest } from "../ingest-wiring.js";
 import { DEFAULT_BATCH_MB, DEFAULT_BATCH_SIZE, describeSummary, importReplayFile } from "./import.js";
@@ -19,14 +20,14 @@ export function registerImportCommand(program: Command): void {
     .option("--quiet", "no progress line")
     .option(
       "--batch-size <n>",
-      `at most this many requests per database transaction (each block always lies wholly inside one); default ${DEFAULT_BATCH_SIZE}`,
-      wholeNumber("--batch-size", 1, 100_000),
+      "at most this many requests per database transaction (each block always lies wholly inside one)",
+      wholeNumber(1, 100_000),
       DEFAULT_BATCH_SIZE,
     )
     .option(
       "--batch-mb <n>",
-      `at most this many megabytes of requests per database transaction; default ${DEFAULT_BATCH_MB}`,
-      wholeNumber("--batch-mb", 1, 1024),
+      "at most this many megabytes of requests per database transaction",
+      wholeNumber(1, 1024),
       DEFAULT_BATCH_MB,
     )
     .addHelpText("after", "\nUses DATABASE_URL (PostgreSQL) or DATA_DIR (embedded database), like the service.")
@@ -59,14 +60,4 @@ export function registerImportCommand(program: Command): void {
         await db.close();
       }
     });
-}
-
-/** A commander parser for a whole-number option within [min, max]. */
-function wholeNumber(flag: string, min: number, max: number): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}`);
-    return n;
-  };
 }

@@ -130,7 +130,7 @@ describe("sluice import: bad input", () => {
     const data = path.join(dir, `data-${flag}-${value}`);
     const res = await runCli(["import", flag, value, file], { DATA_DIR: data });
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain(`${flag} must be a whole number`);
+    expect(res.stderr).toContain(`option '${flag} <n>' argument '${value}' is invalid. must be a whole number`);
     expect(fs.existsSync(data)).toBe(false);
   });
 
