@@ -156,9 +156,12 @@ export function sha256File(file: string): string {
  * on a charging archive charged, already; finishing it charges nothing more.
  */
 export function bundleDownloadBegan(dir: string, entry: PartitionEntry): boolean {
-  const file = path.join(dir, `${entry.sha256}.bundle.gz`);
+  const file = bundleFile(dir, entry);
   return fs.existsSync(file) || fs.existsSync(`${file}.part`);
 }
+
+/** Where a bundle is downloaded to (and `${file}.part` while it is under way). */
+const bundleFile = (dir: string, entry: PartitionEntry) => path.join(dir, `${entry.sha256}.bundle.gz`);
 
 export async function downloadBundle(
   baseUrl: string,
@@ -168,7 +171,7 @@ export async function downloadBundle(
   url?: string,
   charging?: BundleCharging,
 ): Promise<string> {
-  const file = path.join(dir, `${entry.sha256}.bundle.gz`);
+  const file = bundleFile(dir, entry);
   if (fs.existsSync(file) && fs.statSync(file).size === entry.bytes && sha256File(file) === entry.sha256) return file;
   const partial = `${file}.part`;
   fs.mkdirSync(dir, { recursive: true });

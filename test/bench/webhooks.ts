@@ -32,6 +32,7 @@ import { migrate } from "../../runtime/db/migrate.js";
 import { createPgliteDb } from "../../runtime/db/pglite.js";
 import { createPostgresDb } from "../../runtime/db/postgres.js";
 import type { Db } from "../../runtime/db/types.js";
+import { EVENT_TYPE_OF } from "../../runtime/dispatcher/trigger-events.js";
 import { createChainOutbox } from "../../runtime/dispatcher/chain-outbox.js";
 import { expandBatches } from "../../runtime/dispatcher/expander.js";
 import { createDispatcher, type Dispatcher } from "../../runtime/dispatcher/dispatcher.js";
@@ -118,19 +119,10 @@ async function freshDb(kind: "postgres" | "pglite"): Promise<{ db: Db; url: stri
   return { db, url: null, drop: () => db.close() };
 }
 
-const EVERY_EVENT: Trigger[] = [
-  "stx_transfer",
-  "stx_mint",
-  "stx_burn",
-  "stx_lock",
-  "ft_transfer",
-  "ft_mint",
-  "ft_burn",
-  "nft_transfer",
-  "nft_mint",
-  "nft_burn",
-  "print_event",
-].map((type) => ({ type }) as Trigger);
+// One trigger per chain event type (the sBTC triggers are prints too: print_event covers them).
+const EVERY_EVENT: Trigger[] = Object.keys(EVENT_TYPE_OF)
+  .filter((type) => !type.startsWith("sbtc_"))
+  .map((type) => ({ type }) as Trigger);
 
 async function addWebhook(
   db: Db,
