@@ -37,24 +37,36 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 12, name: webhookBatches.name, sql: webhookBatches.sql },
 ];
 
-/** Arbitrary constant: the advisory lock key that serialises migrations across processes. */
-const MIGRATION_LOCK_KEY = 7_301_955_001;
+/** Where a set of migrations records what it applied, and the lock that serialises it. */
+export interface MigrationLedger {
+  /** Schema holding the `migrations` table. */
+  schema: string;
+  /** Advisory lock key (arbitrary, one per set): two processes starting at once apply each migration once. */
+  lockKey: number;
+}
+
+const CORE_LEDGER: MigrationLedger = { schema: "control", lockKey: 7_301_955_001 };
 
 /** Applies pending migrations; returns the versions applied by this call. */
-export async function migrate(db: Db, migrations: Migration[] = CORE_MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  db: Db,
+  migrations: Migration[] = CORE_MIGRATIONS,
+  ledger: MigrationLedger = CORE_LEDGER,
+): Promise<number[]> {
+  const table = `${ledger.schema}.migrations`;
   return db.transaction(async (q) => {
-    await q.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
-    await q.query("CREATE SCHEMA IF NOT EXISTS control");
+    await q.query("SELECT pg_advisory_xact_lock($1)", [ledger.lockKey]);
+    await q.query(`CREATE SCHEMA IF NOT EXISTS ${ledger.schema}`);
     await q.query(
-      "CREATE TABLE IF NOT EXISTS control.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+      `CREATE TABLE IF NOT EXISTS ${table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const { rows } = await q.query<{ version: number }>("SELECT version FROM control.migrations");
+    const { rows } = await q.query<{ version: number }>(`SELECT version FROM ${table}`);
     const done = new Set(rows.map((r) => r.version));
     const applied: number[] = [];
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(m.version)) continue;
       await q.exec(m.sql);
-      await q.query("INSERT INTO control.migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      await q.query(`INSERT INTO ${table} (version, name) VALUES ($1, $2)`, [m.version, m.name]);
       applied.push(m.version);
     }
     return applied;

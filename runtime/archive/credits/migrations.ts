@@ -6,6 +6,7 @@
  * entries, never a stored number. The per-key row in `credits.keys` is what a charge locks
  * (SELECT … FOR UPDATE) so concurrent charges on one key run one after the other.
  */
+import { type Migration, migrate } from "../../db/migrate.js";
 import type { Db } from "../../db/types.js";
 
 const V1 = `
@@ -85,28 +86,9 @@ CREATE TABLE credits.provider_events (
 );
 `;
 
-const MIGRATIONS: readonly { version: number; sql: string }[] = [{ version: 1, sql: V1 }];
+const MIGRATIONS: Migration[] = [{ version: 1, name: "ledger", sql: V1 }];
 
-/** Arbitrary constant: the advisory lock that serialises credit-ledger migrations. */
-const LOCK_KEY = 7_301_955_016;
-
-/** Creates or upgrades the ledger's tables; returns the versions applied by this call. */
-export async function migrateCredits(db: Db): Promise<number[]> {
-  return db.transaction(async (q) => {
-    await q.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
-    await q.query("CREATE SCHEMA IF NOT EXISTS credits");
-    await q.query(
-      "CREATE TABLE IF NOT EXISTS credits.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-    );
-    const { rows } = await q.query<{ version: number }>("SELECT version FROM credits.migrations");
-    const done = new Set(rows.map((r) => r.version));
-    const applied: number[] = [];
-    for (const m of MIGRATIONS) {
-      if (done.has(m.version)) continue;
-      await q.exec(m.sql);
-      await q.query("INSERT INTO credits.migrations (version) VALUES ($1)", [m.version]);
-      applied.push(m.version);
-    }
-    return applied;
-  });
+/** Creates or upgrades the ledger's tables (recorded in credits.migrations); returns the versions applied. */
+export function migrateCredits(db: Db): Promise<number[]> {
+  return migrate(db, MIGRATIONS, { schema: "credits", lockKey: 7_301_955_016 });
 }
