@@ -21,15 +21,8 @@ import {
 } from "./journal-store.js";
 import { type BlockHooks, type IngestOutcome, type ReorgRecord, RetryTransactionError } from "./hooks.js";
 import { malformedReason } from "./malformed.js";
-import {
-  lockTipAndCheckBlock,
-  lockTipAndCheckRestore,
-  raiseBurnTip,
-  readTip,
-  type TipNotification,
-  tipRef,
-  updateTip,
-} from "./tip.js";
+import { readTip, type TipNotification, tipRef, updateTip } from "./tip.js";
+import { lockTransactionTip, type TransactionTip } from "./transaction-tip.js";
 import type { DecodedBlock } from "./types.js";
 
 /**
@@ -110,10 +103,29 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     for (const h of hooks) await h.beforeCommit?.(q);
   }
 
-  async function applyDecoded(q: Queryable, decoded: Decoded): Promise<IngestOutcome> {
+  /**
+   * The transaction's tip, locked by its first block or burn block (transaction-tip.ts), which
+   * also learns which of `blockHashes` (the transaction's blocks) are stored already.
+   */
+  function transactionTip(q: Queryable, blockHashes: readonly string[]) {
+    let locked: Promise<TransactionTip> | null = null;
+    return {
+      get: () => {
+        locked ??= lockTransactionTip(q, blockHashes, confirmations);
+        return locked;
+      },
+      flush: async () => {
+        if (locked !== null) await (await locked).flush();
+      },
+    };
+  }
+  type TipHolder = ReturnType<typeof transactionTip>;
+
+  async function applyDecoded(q: Queryable, decoded: Decoded, tips: TipHolder): Promise<IngestOutcome> {
     if (decoded.kind === "other") return { kind: "journaled" };
     if (decoded.kind === "burn_block") {
-      if (await lockTipAndCheckRestore(q)) throw new RestoreInProgressError();
+      const tt = await tips.get();
+      if (tt.restoring) throw new RestoreInProgressError();
       const b = decoded.burn;
       await q.query(
         `INSERT INTO chain.burn_blocks (burn_block_hash, burn_block_height, burn_amount, reward_recipients, reward_slot_holders)
@@ -126,25 +138,24 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           JSON.stringify(b.rewardSlotHolders),
         ],
       );
-      await raiseBurnTip(q, b.burnBlockHeight);
+      tt.raiseBurn(b.burnBlockHeight);
       return { kind: "burn_block", burnBlockHeight: b.burnBlockHeight };
     }
-    return applyBlock(q, decoded.block);
+    return applyBlock(q, decoded.block, await tips.get());
   }
 
-  async function applyBlock(q: Queryable, block: DecodedBlock): Promise<IngestOutcome> {
-    const { tip, stored, restoring } = await lockTipAndCheckBlock(q, block.indexBlockHash);
-    if (restoring) throw new RestoreInProgressError();
+  async function applyBlock(q: Queryable, block: DecodedBlock, tt: TransactionTip): Promise<IngestOutcome> {
+    if (tt.restoring) throw new RestoreInProgressError();
     const base = {
       kind: "block" as const,
       height: block.height,
       indexBlockHash: block.indexBlockHash,
       events: block.events.length,
     };
-    if (stored) return { ...base, result: "duplicate" };
+    if (tt.isStored(block.indexBlockHash)) return { ...base, result: "duplicate" };
+    tt.stored(block.indexBlockHash);
 
-    const current = tipRef(tip);
-    const finality = (step: ChainStep) => decideFinality(tip, step);
+    const current = tipRef(tt.tip);
     const ref: BlockRef = {
       indexBlockHash: block.indexBlockHash,
       height: block.height,
@@ -155,43 +166,40 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       await withRowsInserted(insertBlockRows(q, block, true), async () => {
         for (const h of hooks) await h.applyBlock(q, block);
       });
-      await updateTip(
-        q,
+      tt.extend(
         {
           tip: { indexBlockHash: block.indexBlockHash, height: block.height },
           burnBlockHeight: block.burnBlockHeight,
-          blocksIngested: 1,
           txDelta: block.txs.length,
           eventDelta: committedCount(block),
-          finality: finality({ kind: "advanced" }),
         },
-        confirmations,
         chainNotification({ type: "block", height: block.height, index_block_hash: block.indexBlockHash }),
       );
       return { ...base, result: "extended" };
     }
 
+    // Fork choice and finality from here on read the tip as stored.
+    const tip = await tt.settled();
+    const finality = (step: ChainStep) => decideFinality(tip, step);
     await insertBlockRows(q, block, false);
     if (quick.kind === "side") {
       if (block.height !== tip.blockHeight) {
-        await updateTip(
-          q,
-          { burnBlockHeight: block.burnBlockHeight, blocksIngested: 1, finality: finality({ kind: "unchanged" }) },
-          confirmations,
-        );
+        await tt.write({
+          burnBlockHeight: block.burnBlockHeight,
+          blocksIngested: 1,
+          finality: finality({ kind: "unchanged" }),
+        });
         return { ...base, result: "side" };
       }
       // A tie with the tip: the next block decides, so nothing from this branch's floor up is final
       // meanwhile. The notification lets readers see the boundary move down.
       const tie = await readBranch(q, block.parentIndexBlockHash);
-      await updateTip(
-        q,
+      await tt.write(
         {
           burnBlockHeight: block.burnBlockHeight,
           blocksIngested: 1,
           finality: finality({ kind: "tie", branchFloor: branchFloor({ block: ref, ...tie }) }),
         },
-        confirmations,
         chainNotification({ type: "tie", height: block.height, index_block_hash: block.indexBlockHash }),
       );
       return { ...base, result: "side" };
@@ -262,8 +270,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         block_height: block.height,
       });
     }
-    await updateTip(
-      q,
+    await tt.write(
       {
         tip: newTip,
         burnBlockHeight: block.burnBlockHeight,
@@ -273,7 +280,6 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         reorgs: reorged ? 1 : 0,
         finality: decision,
       },
-      confirmations,
       chainNotification({
         type: reorged ? "reorg" : "block",
         height: block.height,
@@ -287,8 +293,10 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   async function processDecoded(entryId: string, decoded: Decoded): Promise<IngestOutcome> {
     return blockTransaction(async (q) => {
       await relaxCommit(q, db.kind);
-      const outcome = await applyDecoded(q, decoded);
+      const tips = transactionTip(q, decoded.kind === "block" ? [decoded.block.indexBlockHash] : []);
+      const outcome = await applyDecoded(q, decoded, tips);
       await markJournalDone(q, entryId);
+      await tips.flush(); // before the hooks' last writes, which may read the finality boundary
       await beforeCommit(q);
       return outcome;
     });
@@ -354,12 +362,19 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
               sourceKey: items[i].sourceKey,
             })),
           );
+          const blockHashes: string[] = [];
+          for (const i of indexes) {
+            const decoded = items[i].decoded;
+            if (decoded.kind === "block") blockHashes.push(decoded.block.indexBlockHash);
+          }
+          const tips = transactionTip(q, blockHashes);
           const results: IngestOutcome[] = [];
           for (const i of indexes) {
             const { sourceKey, decoded } = items[i];
             const first = fresh.delete(sourceKey);
-            results.push(first ? await applyDecoded(q, decoded as Decoded) : { kind: "skipped" });
+            results.push(first ? await applyDecoded(q, decoded as Decoded, tips) : { kind: "skipped" });
           }
+          await tips.flush(); // before the hooks' last writes, which may read the finality boundary
           await beforeCommit(q);
           return results;
         });

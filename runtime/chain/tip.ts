@@ -51,29 +51,30 @@ export async function readTip(q: Queryable, forUpdate = false): Promise<ChainTip
   return toTip(rows[0]);
 }
 
-/** Locks the tip row (one block at a time, across processes) and says whether a block is stored. */
-export async function lockTipAndCheckBlock(
+/**
+ * Locks the tip row (one ingest transaction at a time, across processes) and says which of
+ * `indexBlockHashes` are stored and whether an archive restore is in progress (runtime/archive,
+ * control.archive_restore): the restore takes the same lock before it starts, so a block sees it
+ * or precedes it.
+ */
+export async function lockTipWithBlocks(
   q: Queryable,
-  indexBlockHash: string,
-): Promise<{ tip: ChainTip; stored: boolean; restoring: boolean }> {
-  // `restoring`: an archive restore is in progress (runtime/archive, control.archive_restore); it
-  // takes the same lock before it starts, so a block sees it or precedes it.
+  indexBlockHashes: readonly string[],
+): Promise<{ tip: ChainTip; stored: Set<string>; restoring: boolean }> {
   const { rows } = await q.query(
     `${SELECT_TIP.replace(
       " FROM control.chain_tip",
-      ", EXISTS (SELECT 1 FROM chain.blocks WHERE index_block_hash = $1) AS stored, EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip",
+      `, ARRAY(SELECT index_block_hash FROM chain.blocks WHERE index_block_hash = ANY($1::text[])) AS stored,
+         EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip`,
     )} FOR UPDATE`,
-    [indexBlockHash],
+    [indexBlockHashes],
   );
-  return { tip: toTip(rows[0]), stored: Boolean(rows[0].stored), restoring: Boolean(rows[0].restoring) };
-}
-
-/** Locks the tip row and says whether an archive restore is in progress (burn blocks). */
-export async function lockTipAndCheckRestore(q: Queryable): Promise<boolean> {
-  const { rows } = await q.query<{ restoring: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM control.archive_restore) AS restoring FROM control.chain_tip FOR UPDATE",
-  );
-  return Boolean(rows[0]?.restoring);
+  const row = rows[0] as Record<string, unknown>;
+  return {
+    tip: toTip(row),
+    stored: new Set((row.stored as string[] | null) ?? []),
+    restoring: Boolean(row.restoring),
+  };
 }
 
 export function tipRef(tip: ChainTip): TipRef | null {

@@ -39,30 +39,53 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   pool.on("error", () => {}); // idle-client errors surface on the next query instead
 
   const prepared = new PreparedStatementPolicy();
-  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
-    async exec(sql: string) {
-      await client.query(sql); // no parameters: simple protocol, several statements allowed
-    },
-    async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      const name = prepared.nameFor(sql);
-      const res = await (name === undefined
-        ? client.query(sql, params as unknown[])
-        : client.query({ name, text: sql, values: params ?? [] }));
-      return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
-    },
-    copyFrom: (sql: string, data: Uint8Array) =>
-      withClient(client, async (c) => {
-        const stream = c.query(copyFromStream(sql));
-        await pipeline(Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]), stream);
-        return stream.rowCount ?? 0;
-      }),
-    copyTo: (sql: string) =>
-      withClient(client, async (c) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of c.query(copyToStream(sql))) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      }),
-  });
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => {
+    // A transaction's statements may be issued before the previous one answered (the ingestor
+    // overlaps a block's insert with its hooks): they wait their turn here, in issue order, as pg
+    // would itself (it deprecates doing so). The pool hands each query its own connection.
+    const inTurn = client instanceof pg.Pool ? <T>(run: () => Promise<T>) => run() : turnTaker();
+    return {
+      async exec(sql: string) {
+        await inTurn(() => client.query(sql)); // no parameters: simple protocol, several statements allowed
+      },
+      async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+        const name = prepared.nameFor(sql);
+        const res = await inTurn(() =>
+          name === undefined
+            ? client.query(sql, params as unknown[])
+            : client.query({ name, text: sql, values: params ?? [] }),
+        );
+        return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
+      },
+      copyFrom: (sql: string, data: Uint8Array) =>
+        inTurn(() =>
+          withClient(client, async (c) => {
+            const stream = c.query(copyFromStream(sql));
+            await pipeline(Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]), stream);
+            return stream.rowCount ?? 0;
+          }),
+        ),
+      copyTo: (sql: string) =>
+        inTurn(() =>
+          withClient(client, async (c) => {
+            const chunks: Buffer[] = [];
+            for await (const chunk of c.query(copyToStream(sql))) chunks.push(chunk as Buffer);
+            return Buffer.concat(chunks);
+          }),
+        ),
+    };
+  };
+
+  /** Runs calls one after another in the order they were made (a failed call does not stop the next). */
+  function turnTaker() {
+    let last: Promise<unknown> = Promise.resolve();
+    return <T>(run: () => Promise<T>): Promise<T> => {
+      const mine = last.then(run); // `last` never rejects
+      last = mine.catch(() => {});
+      return mine;
+    };
+  }
+
   /** COPY needs one connection: the transaction's own, or one borrowed from the pool. */
   async function withClient<T>(client: pg.Pool | pg.PoolClient, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     if (!(client instanceof pg.Pool)) return fn(client);

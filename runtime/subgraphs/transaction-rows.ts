@@ -42,7 +42,8 @@ interface UndoEntry {
   height: number;
   rowId: number;
   op: "insert" | "update";
-  pre: string | null;
+  /** The row before the block's first change (rows are copied on change, never mutated). */
+  pre: RenderedRow | null;
 }
 
 interface TableRows {
@@ -235,7 +236,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
         u.map((e) => e.height),
         u.map((e) => String(e.rowId)),
         u.map((e) => e.op),
-        u.map((e) => e.pre),
+        u.map((e) => (e.pre === null ? null : JSON.stringify(e.pre))),
       ]);
     }
     t.created.clear();
@@ -252,7 +253,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       height: journal.blockHeight,
       rowId,
       op: before === undefined ? "insert" : "update",
-      pre: before === undefined ? null : JSON.stringify(before),
+      pre: before ?? null,
     });
   }
 
