@@ -1,0 +1,152 @@
+/**
+ * The web console (GET /console) in a real browser: Debian's Chromium driven by playwright-core,
+ * against a live service fed by the simulator and published past loopback, so every API call the
+ * page makes needs the instance token. Expected figures come from the API itself, read by the test
+ * over HTTP, never from the page's code. Screenshots of each page go to docs/console/.
+ *
+ * Skips (with a message) where /usr/bin/chromium is missing: `apt-get install -y chromium`.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Service } from "../../runtime/service.js";
+import { simulateChain } from "../../runtime/simulator/index.js";
+import { createTestDb, type TestDb } from "../support/db.js";
+import { type Receiver, startReceiver } from "../support/receiver.js";
+import { postObserver, startTestService, waitFor } from "../support/service.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "console-e2e-token-0123456789";
+const SHOTS = path.join("docs", "console");
+/** Conditions are waited for, never slept on: generous for a loaded 2-core machine. */
+const WAIT = 30_000;
+
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`console e2e skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+let testDb: TestDb;
+let service: Service;
+let receiver: Receiver;
+let browser: Browser;
+let page: Page;
+
+async function apiGet<T = Record<string, unknown>>(pathAndQuery: string): Promise<T> {
+  const res = await fetch(service.apiUrl + pathAndQuery, { headers: { authorization: `Bearer ${TOKEN}` } });
+  expect(res.status, `${pathAndQuery}: ${res.status}`).toBe(200);
+  return (await res.json()) as T;
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+describe.skipIf(!hasChromium)("web console in Chromium", () => {
+  beforeAll(async () => {
+    await promisify(execFile)(process.execPath, [path.join("console", "build.mjs")]);
+    testDb = await createTestDb();
+    service = await startTestService(testDb.db, {
+      NETWORK: "devnet",
+      INSTANCE_TOKEN: TOKEN,
+      API_PUBLISH_ADDR: "203.0.113.5:3800",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+    });
+    const { payloads } = simulateChain({ seed: "console-e2e", blocks: 24, eventsPerBlock: 10, forkRate: 0.15 });
+    for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
+    await service.idle();
+    await service.subgraphs.idle();
+    receiver = await startReceiver();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(WAIT);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await service?.stop();
+    await testDb?.drop();
+  });
+
+  it("serves the page with a self-only content-security-policy", async () => {
+    const res = await fetch(`${service.apiUrl}/console`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect((await fetch(`${service.apiUrl}/console/app.js`)).headers.get("content-type")).toContain("javascript");
+    expect((await fetch(`${service.apiUrl}/console/other.js`)).status).toBe(404);
+  });
+
+  it("refuses a wrong token and signs in with the right one, sending it only as a header", async () => {
+    const urls: string[] = [];
+    const bearers = new Set<string>();
+    page.on("request", (req) => {
+      urls.push(req.url());
+      const auth = req.headers().authorization;
+      if (auth) bearers.add(auth);
+    });
+    await page.goto(`${service.apiUrl}/console`);
+    await page.getByTestId("login").waitFor();
+    await shot("login");
+    await page.getByLabel("Instance token").fill("not-the-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByTestId("login-error").textContent(), { timeout: WAIT }).toContain("refused");
+    await page.getByLabel("Instance token").fill(TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("figures").waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('sluice.instanceToken')")).toBe(TOKEN);
+    expect(bearers.has(`Bearer ${TOKEN}`)).toBe(true);
+    for (const url of urls) expect(url).not.toContain(TOKEN);
+  });
+
+  it("Overview shows the figures of /status", async () => {
+    const status = await apiGet<{
+      tip: Record<string, number>;
+      lag: Record<string, number>;
+      counts: Record<string, number>;
+    }>("/status");
+    const shown = (key: string) => page.locator(`[data-figure="${key}"]`).textContent();
+    const expected: Record<string, number> = {
+      "tip.block_height": status.tip.block_height,
+      "tip.finalized_height": status.tip.finalized_height,
+      "lag.journal_backlog": status.lag.journal_backlog,
+      "counts.malformed_payloads": status.counts.malformed_payloads,
+      "counts.canonical_events": status.counts.canonical_events,
+      "counts.blocks": status.counts.blocks,
+      "counts.reorgs": status.counts.reorgs,
+    };
+    for (const [key, value] of Object.entries(expected)) {
+      await expect.poll(() => shown(key), { timeout: WAIT }).toBe(value.toLocaleString("en-US"));
+    }
+    // Recent reorgs: the API's records (newest first), fork point and depth.
+    const { reorgs } = await apiGet<{
+      reorgs: { fork_point_height: number; orphaned_from_height: number; orphaned_to_height: number }[];
+    }>("/v1/streams/events?asset_identifier=console.none%3A%3Anone&limit=1");
+    expect(reorgs.length, "the simulated chain should hold reorgs").toBeGreaterThan(0);
+    const newest = [...reorgs].sort((a, b) => b.orphaned_to_height - a.orphaned_to_height)[0];
+    const firstRow = page.getByTestId("reorgs").locator("tbody tr").first();
+    await expect
+      .poll(() => firstRow.locator('[data-col="fork_point_height"]').textContent(), { timeout: WAIT })
+      .toBe(String(newest.fork_point_height));
+    expect(await firstRow.locator('[data-col="depth"]').textContent()).toBe(
+      String(newest.orphaned_to_height - newest.orphaned_from_height + 1),
+    );
+    await shot("overview");
+  });
+});
