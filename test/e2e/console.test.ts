@@ -248,4 +248,73 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     expect(await marked.textContent()).toContain("strnig");
     await shot("subgraph-deploy-error");
   });
+
+  it("Webhooks: a create the API refuses shows its answer; a created webhook's test delivery reaches the receiver and the log", async () => {
+    await page.goto(`${service.apiUrl}/console#/webhooks`);
+    const form = page.getByTestId("create-webhook");
+    await form.getByLabel("Name").fill("console-hook");
+    await form.getByLabel("URL").fill(receiver.url);
+    const badTriggers = [{ type: "stx_transfer", colour: "blue" }];
+    await form.getByLabel("Triggers").fill(JSON.stringify(badTriggers));
+    await form.getByTestId("create").click();
+    const refused = await fetch(`${service.apiUrl}/api/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "console-hook", url: receiver.url, triggers: badTriggers }),
+    });
+    expect(refused.status).toBe(400);
+    const refusal = (await refused.json()) as { error: string };
+    await expect.poll(() => page.getByTestId("api-error").textContent(), { timeout: WAIT }).toContain(refusal.error);
+
+    await form.getByLabel("Triggers").fill(JSON.stringify([{ type: "stx_transfer" }]));
+    await form.getByTestId("create").click();
+    await expect.poll(() => page.getByTestId("new-secret").textContent(), { timeout: WAIT }).toMatch(/^whsec_/);
+    const { webhooks } = await apiGet<{ webhooks: { id: string; name: string; status: string }[] }>("/api/webhooks");
+    const created = webhooks.find((w) => w.name === "console-hook");
+    expect(created?.status).toBe("active");
+    await shot("webhooks");
+
+    await page.getByTestId("open-created").click();
+    await expect.poll(() => page.getByTestId("status").textContent(), { timeout: WAIT }).toBe("active");
+    await page.getByTestId("send-test").click();
+    const testRow = page.getByTestId("delivery-log").locator("tbody tr", { hasText: "chain.test.apply" }).first();
+    await testRow.waitFor();
+    expect(await testRow.locator('[data-col="responseStatus"]').textContent()).toBe("200");
+    expect(await testRow.locator('[data-col="success"]').textContent()).toBe("true");
+    const deliveryId = (await testRow.locator('[data-col="deliveryId"]').textContent()) ?? "";
+    const { deliveries } = await apiGet<{ deliveries: { deliveryId: string; responseStatus: number }[] }>(
+      `/api/webhooks/${created?.id}/deliveries`,
+    );
+    expect(deliveries.find((d) => d.deliveryId === deliveryId)?.responseStatus).toBe(200);
+    await waitFor(() => receiver.requests.some((r) => r.status === 200 && r.body.includes("chain.test.apply")), {
+      timeoutMs: WAIT,
+    });
+
+    // A replay of the stored chain: its deliveries reach the receiver and show in the log.
+    const tip = (await apiGet<{ tip: { block_height: number } }>("/status")).tip.block_height;
+    await page.getByLabel("From block").fill("0");
+    await page.getByLabel("To block").fill(String(tip));
+    await page.getByTestId("replay").click();
+    await expect
+      .poll(() => page.getByTestId("action-result").textContent(), { timeout: WAIT })
+      .toContain("enqueuedCount");
+    const replayed = page
+      .getByTestId("delivery-log")
+      .locator("tbody tr")
+      .filter({ hasNotText: "chain.test.apply" })
+      .filter({ hasText: "delivered" })
+      .first();
+    await replayed.waitFor();
+    expect(await replayed.locator('[data-col="responseStatus"]').textContent()).toBe("200");
+    const replayedId = (await replayed.locator('[data-col="deliveryId"]').textContent()) ?? "";
+    await waitFor(() => receiver.deliveredIds().has(replayedId), { timeoutMs: WAIT });
+
+    // Pause and resume go through the API and show in the record.
+    await page.getByTestId("pause").click();
+    await expect.poll(() => page.getByTestId("status").textContent(), { timeout: WAIT }).toBe("paused");
+    expect((await apiGet<{ status: string }>(`/api/webhooks/${created?.id}`)).status).toBe("paused");
+    await page.getByTestId("resume").click();
+    await expect.poll(() => page.getByTestId("status").textContent(), { timeout: WAIT }).toBe("active");
+    await shot("webhook");
+  });
 });
