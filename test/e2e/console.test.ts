@@ -317,4 +317,35 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     await expect.poll(() => page.getByTestId("status").textContent(), { timeout: WAIT }).toBe("active");
     await shot("webhook");
   });
+
+  it("Chain: a filtered Streams list equals the API's page, and a transaction shows its events", async () => {
+    await page.goto(`${service.apiUrl}/console#/chain`);
+    await page.getByTestId("event-list").waitFor();
+    await page.getByLabel("stx_transfer").check();
+    await page.getByLabel("limit").fill("5");
+    await page.getByTestId("run-events").click();
+    await expect
+      .poll(() => page.getByTestId("query-url").textContent(), { timeout: WAIT })
+      .toContain("types=stx_transfer");
+    const url = (await page.getByTestId("query-url").textContent()) ?? "";
+    const answer = await apiGet<{
+      events: { cursor: string; tx_id: string; block_height: number; event_type: string }[];
+    }>(url);
+    expect(answer.events.length).toBeGreaterThan(0);
+    const cursors = page.getByTestId("event-list").locator('tbody [data-col="cursor"]');
+    await expect.poll(() => cursors.allTextContents(), { timeout: WAIT }).toEqual(answer.events.map((e) => e.cursor));
+    await shot("chain");
+
+    const first = answer.events[0];
+    await page.getByTestId("event-list").locator("tbody tr").first().locator('[data-col="tx_id"] a').click();
+    await page.getByTestId("transaction").waitFor();
+    expect(await page.getByTestId("tx-height").textContent()).toBe(String(first.block_height));
+    const block = await apiGet<{ events: { cursor: string; tx_id: string }[] }>(
+      `/v1/index/events?from_height=${first.block_height}&to_height=${first.block_height}&limit=1000`,
+    );
+    const ofTx = block.events.filter((e) => e.tx_id === first.tx_id).map((e) => e.cursor);
+    expect(ofTx).toContain(first.cursor);
+    expect(await page.getByTestId("tx-events").locator('tbody [data-col="cursor"]').allTextContents()).toEqual(ofTx);
+    await shot("transaction");
+  });
 });

@@ -3,8 +3,9 @@
  * errors shown at their lines), and per subgraph a table explorer (filters, `_search`, `_fields`,
  * sort, keyset paging, count, aggregates; the URL it calls with its curl) and reindex with progress.
  */
-import { ApiError, api, curlFor } from "../api.js";
-import { type Child, errorLine, fmt, h, replace, table } from "../dom.js";
+import { ApiError, api } from "../api.js";
+import { callLine } from "../call-line.js";
+import { errorLine, fmt, h, replace, table } from "../dom.js";
 import {
   aggregateUrl,
   cellText,
@@ -457,22 +458,5 @@ function filterRow(f: FilterTerm, ops: Record<string, string[]>, m: TableInfo, r
     op,
     value,
     h("button", { class: "link", attrs: { type: "button" }, on: { click: remove } }, "remove"),
-  );
-}
-
-/** The call made, with a copyable curl of it. */
-function callLine(url: string): Child {
-  const curl = curlFor(location.origin + url);
-  const copy = h("button", { class: "secondary", attrs: { type: "button" } }, "Copy curl");
-  copy.addEventListener("click", () => {
-    void navigator.clipboard?.writeText(curl).then(() => {
-      copy.textContent = "Copied";
-    });
-  });
-  return h(
-    "div",
-    { class: "card" },
-    h("div", null, "GET ", h("code", { attrs: { "data-testid": "query-url" } }, url)),
-    h("div", { class: "row" }, h("code", { attrs: { "data-testid": "curl" } }, curl), copy),
   );
 }
