@@ -2,7 +2,8 @@
  * The web console (GET /console) in a real browser: Debian's Chromium driven by playwright-core,
  * against a live service fed by the simulator and published past loopback, so every API call the
  * page makes needs the instance token. Expected figures come from the API itself, read by the test
- * over HTTP, never from the page's code. Screenshots of each page go to docs/console/.
+ * over HTTP, never from the page's code. Screenshots of each page go to .tmp/console-screenshots/, or to
+ * docs/console/ (the README's) with UPDATE_SCREENSHOTS=1.
  *
  * Skips (with a message) where /usr/bin/chromium is missing: `apt-get install -y chromium`.
  */
@@ -12,6 +13,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiApp } from "../../runtime/api/app.js";
+import { createChainHub } from "../../runtime/api/events/chain-hub.js";
+import { startApiServer } from "../../runtime/api/http/server.js";
+import { readIngestStatus } from "../../runtime/chain/status.js";
+import { parseConfig } from "../../runtime/config/index.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
 import type { Service } from "../../runtime/service.js";
 import { simulateChain } from "../../runtime/simulator/index.js";
 import { createTestDb, type TestDb } from "../support/db.js";
@@ -20,7 +27,9 @@ import { postObserver, startTestService, waitFor } from "../support/service.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "console-e2e-token-0123456789";
-const SHOTS = path.join("docs", "console");
+/** The README's screenshots are rewritten only on request, so a test run leaves the work tree clean. */
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1" ? path.join("docs", "console") : path.join(".tmp", "console-screenshots");
 /** Conditions are waited for, never slept on: generous for a loaded 2-core machine. */
 const WAIT = 30_000;
 
@@ -347,5 +356,38 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     expect(ofTx).toContain(first.cursor);
     expect(await page.getByTestId("tx-events").locator('tbody [data-col="cursor"]').allTextContents()).toEqual(ofTx);
     await shot("transaction");
+  });
+
+  it("on loopback without a token the console opens with no login", async () => {
+    // A second API over the same database, published on loopback with no instance token.
+    const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", DATA_DIR: ".tmp/unused" });
+    const chainHub = await createChainHub({ db: testDb.db, logger: silentLogger });
+    const status = {
+      isReady: () => true,
+      getStatus: async () => ({ status: "ok", ...(await readIngestStatus(testDb.db)) }),
+    };
+    const app = createApiApp({
+      config,
+      logger: silentLogger,
+      db: testDb.db,
+      status,
+      chainHub,
+      subgraphs: service.subgraphs,
+    });
+    const server = await startApiServer(app, { host: "127.0.0.1", port: 0, closeGraceMs: 500 });
+    const open = await browser.newPage();
+    try {
+      await open.goto(`${server.url}/console`);
+      const tip = (await (await fetch(`${server.url}/status`)).json()) as { tip: { block_height: number } };
+      await expect
+        .poll(() => open.locator('[data-figure="tip.block_height"]').textContent(), { timeout: WAIT })
+        .toBe(tip.tip.block_height.toLocaleString("en-US"));
+      expect(await open.getByTestId("login").count()).toBe(0);
+      expect(await open.getByTestId("sign-out").count()).toBe(0);
+    } finally {
+      await open.close();
+      await server.close();
+      await chainHub.close();
+    }
   });
 });
