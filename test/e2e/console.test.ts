@@ -54,20 +54,9 @@ async function shot(name: string): Promise<void> {
 
 describe.skipIf(!hasChromium)("web console in Chromium", () => {
   beforeAll(async () => {
-    await promisify(execFile)(process.execPath, [path.join("console", "build.mjs")]);
-    testDb = await createTestDb();
-    service = await startTestService(testDb.db, {
-      NETWORK: "devnet",
-      INSTANCE_TOKEN: TOKEN,
-      API_PUBLISH_ADDR: "203.0.113.5:3800",
-      WEBHOOK_ALLOW_PRIVATE: "true",
-    });
-    const { payloads } = simulateChain({ seed: "console-e2e", blocks: 24, eventsPerBlock: 10, forkRate: 0.15 });
-    for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
-    await service.idle();
-    await service.subgraphs.idle();
-    receiver = await startReceiver();
-    browser = await chromium.launch({
+    // The bundle, the browser and the indexed chain are independent: prepared side by side.
+    const bundled = promisify(execFile)(process.execPath, [path.join("console", "build.mjs")]);
+    const launched = chromium.launch({
       executablePath: CHROMIUM,
       args: [
         "--headless",
@@ -80,6 +69,20 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
         "--disable-sync",
       ],
     });
+    testDb = await createTestDb();
+    service = await startTestService(testDb.db, {
+      NETWORK: "devnet",
+      INSTANCE_TOKEN: TOKEN,
+      API_PUBLISH_ADDR: "203.0.113.5:3800",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+    });
+    const { payloads } = simulateChain({ seed: "console-e2e", blocks: 24, eventsPerBlock: 10, forkRate: 0.15 });
+    for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
+    await service.idle();
+    await service.subgraphs.idle();
+    receiver = await startReceiver();
+    browser = await launched;
+    await bundled;
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(WAIT);
   });
@@ -281,6 +284,9 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     const { webhooks } = await apiGet<{ webhooks: { id: string; name: string; status: string }[] }>("/api/webhooks");
     const created = webhooks.find((w) => w.name === "console-hook");
     expect(created?.status).toBe("active");
+    const listed = page.getByTestId("webhook-list").locator("tbody tr", { hasText: "console-hook" });
+    await listed.waitFor();
+    expect(await listed.locator('[data-col="circuit"]').textContent()).toBe("closed");
     await shot("webhooks");
 
     await page.getByTestId("open-created").click();

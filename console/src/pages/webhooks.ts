@@ -44,27 +44,30 @@ function refusal(err: unknown): HTMLElement {
 export async function renderWebhooks(root: HTMLElement, args: string[], signal: AbortSignal): Promise<void> {
   if (args[0]) return renderWebhook(root, args[0], signal);
   const listBox = h("section", null, h("p", { class: "muted" }, "loading…"));
-  replace(root, h("h1", null, "Webhooks"), listBox, h("h2", null, "Create a webhook"), createForm(signal));
-  const { webhooks } = await api<{ webhooks: WebhookRecord[] }>("GET", "/api/webhooks", undefined, { signal });
-  if (webhooks.length === 0) return replace(listBox, h("p", { class: "muted" }, "No webhook yet."));
-  replace(
-    listBox,
-    table(
-      ["name", "kind", "url", "status", "circuit", "failures"],
-      webhooks,
-      (row, column) => {
-        const w = row as WebhookRecord;
-        if (column === "name") return h("a", { attrs: { href: `#/webhooks/${encodeURIComponent(w.id)}` } }, w.name);
-        if (column === "circuit") return circuitBadge(w.circuit);
-        if (column === "failures") return fmt(w.circuit.consecutiveFailures);
-        return fmt(w[column]);
-      },
-      { attrs: { "data-testid": "webhook-list" } },
-    ),
-  );
+  const loadList = async () => {
+    const { webhooks } = await api<{ webhooks: WebhookRecord[] }>("GET", "/api/webhooks", undefined, { signal });
+    if (webhooks.length === 0) return replace(listBox, h("p", { class: "muted" }, "No webhook yet."));
+    replace(
+      listBox,
+      table(
+        ["name", "kind", "url", "status", "circuit", "failures"],
+        webhooks,
+        (row, column) => {
+          const w = row as WebhookRecord;
+          if (column === "name") return h("a", { attrs: { href: `#/webhooks/${encodeURIComponent(w.id)}` } }, w.name);
+          if (column === "circuit") return circuitBadge(w.circuit);
+          if (column === "failures") return fmt(w.circuit.consecutiveFailures);
+          return fmt(w[column]);
+        },
+        { attrs: { "data-testid": "webhook-list" } },
+      ),
+    );
+  };
+  replace(root, h("h1", null, "Webhooks"), listBox, h("h2", null, "Create a webhook"), createForm(signal, loadList));
+  await loadList();
 }
 
-function createForm(signal: AbortSignal): HTMLElement {
+function createForm(signal: AbortSignal, onCreated: () => Promise<void>): HTMLElement {
   const name = h("input", { attrs: { "aria-label": "Name", placeholder: "big-sbtc-moves", required: true } });
   const url = h("input", { attrs: { "aria-label": "URL", placeholder: "https://example.com/hooks", size: 48 } });
   const format = h(
@@ -121,6 +124,7 @@ function createForm(signal: AbortSignal): HTMLElement {
           "Open it",
         ),
       );
+      await onCreated();
     } catch (err) {
       replace(result, refusal(err));
     }
