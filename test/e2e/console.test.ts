@@ -14,6 +14,8 @@ import { promisify } from "node:util";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiApp } from "../../runtime/api/app.js";
+import { routes } from "../../runtime/api/routes.js";
+import type { ApiRoute } from "../../runtime/api/types.js";
 import { createChainHub } from "../../runtime/api/events/chain-hub.js";
 import { startApiServer } from "../../runtime/api/http/server.js";
 import { readIngestStatus } from "../../runtime/chain/status.js";
@@ -146,6 +148,10 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     for (const [key, value] of Object.entries(expected)) {
       await expect.poll(() => shown(key), { timeout: WAIT }).toBe(value.toLocaleString("en-US"));
     }
+    // The node card shows only where the instance answers GET /api/node.
+    const node = await fetch(`${service.apiUrl}/api/node`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    if (node.status === 200) await page.getByTestId("node-card").waitFor();
+    else expect(await page.getByTestId("node-card").isHidden()).toBe(true);
     // Recent reorgs: the API's records (newest first), fork point and depth.
     const { reorgs } = await apiGet<{
       reorgs: { fork_point_height: number; orphaned_from_height: number; orphaned_to_height: number }[];
@@ -218,6 +224,29 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     await expect.poll(() => page.getByTestId("query-url").textContent(), { timeout: WAIT }).toContain("cursor=");
     const second = await expectPageEqualsApi();
     expect(new URL(second.url, "http://x").searchParams.get("cursor")).toBe(first.answer.next_cursor);
+  });
+
+  it("Subgraphs: reindex shows its progress until the subgraph is ready again", async () => {
+    await page.goto(`${service.apiUrl}/console#/subgraphs/contract-deployments`);
+    await page.getByTestId("explorer").waitFor();
+    page.once("dialog", (dialog) => void dialog.accept());
+    const answered = page.waitForResponse(
+      (r) => r.request().method() === "POST" && r.url().endsWith("/api/subgraphs/contract-deployments/reindex"),
+    );
+    await page.getByTestId("reindex").click();
+    expect((await answered).status()).toBe(202);
+    await waitFor(
+      async () => {
+        const s = await apiGet<{ progress: { status: string }; tip: { blocks_behind: number } }>(
+          "/v1/subgraphs/contract-deployments",
+        );
+        return s.progress.status === "ready" && s.tip.blocks_behind === 0;
+      },
+      { timeoutMs: WAIT },
+    );
+    await expect
+      .poll(() => page.getByTestId("progress").locator(".badge").textContent(), { timeout: WAIT })
+      .toBe("ready");
   });
 
   it("Subgraphs: a spec with an error shows the validator's message at its line", async () => {
@@ -364,8 +393,20 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     await shot("transaction");
   });
 
-  it("on loopback without a token the console opens with no login", async () => {
-    // A second API over the same database, published on loopback with no instance token.
+  it("on loopback without a token the console opens with no login, and shows the node card when /api/node answers", async () => {
+    // A second API over the same database, published on loopback with no instance token, with a
+    // stand-in /api/node answering a fixed report.
+    const nodeReport = {
+      observer: { "/new_block": 24 },
+      lastBlock: { block_height: 24 },
+      node: { reachable: true, gap: 2 },
+    };
+    const nodeRoute: ApiRoute = {
+      method: "GET",
+      path: "/api/node",
+      auth: "write",
+      handler: (_req, res) => res.json(nodeReport),
+    };
     const config = parseConfig({ API_PORT: "0", OBSERVER_PORT: "0", DATA_DIR: ".tmp/unused" });
     const chainHub = await createChainHub({ db: testDb.db, logger: silentLogger });
     const status = {
@@ -373,6 +414,7 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
       getStatus: async () => ({ status: "ok", ...(await readIngestStatus(testDb.db)) }),
     };
     const app = createApiApp({
+      routes: [...routes.filter((r) => r.path !== "/api/node"), nodeRoute],
       config,
       logger: silentLogger,
       db: testDb.db,
@@ -390,6 +432,9 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
         .toBe(tip.tip.block_height.toLocaleString("en-US"));
       expect(await open.getByTestId("login").count()).toBe(0);
       expect(await open.getByTestId("sign-out").count()).toBe(0);
+      await open.getByTestId("node-card").waitFor();
+      expect(await open.locator('[data-figure="node.reachable"]').textContent()).toBe("true");
+      expect(await open.locator('[data-figure="node.gap"]').textContent()).toBe("2");
     } finally {
       await open.close();
       await server.close();

@@ -113,7 +113,12 @@ export async function renderOverview(root: HTMLElement, _args: string[], signal:
         null,
         h("dt", null, "Reachable"),
         h("dd", { attrs: { "data-figure": "node.reachable" } }, n.node ? fmt(n.node.reachable) : "not configured"),
-        n.node?.gap !== undefined ? [h("dt", null, "Gap (node tip − indexed)"), h("dd", null, fmt(n.node.gap))] : null,
+        n.node?.gap !== undefined
+          ? [
+              h("dt", null, "Gap (node tip − indexed)"),
+              h("dd", { attrs: { "data-figure": "node.gap" } }, fmt(n.node.gap)),
+            ]
+          : null,
         n.lastBlock ? [h("dt", null, "Last block"), h("dd", null, h("code", null, JSON.stringify(n.lastBlock)))] : null,
         n.observer
           ? [h("dt", null, "Observer paths"), h("dd", null, h("code", null, JSON.stringify(n.observer)))]
