@@ -28,6 +28,7 @@ const LONG_FILES = [
   // reference and its killed imports see alike.
   "test/integration/cli/import-crash-safety.test.ts",
   "test/integration/chain/simulated-ingest.test.ts",
+  "test/e2e/console.test.ts",
 ];
 
 class LongFilesFirst extends BaseSequencer {

@@ -78,7 +78,7 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
       API_PUBLISH_ADDR: "203.0.113.5:3800",
       WEBHOOK_ALLOW_PRIVATE: "true",
     });
-    const { payloads } = simulateChain({ seed: "console-e2e", blocks: 24, eventsPerBlock: 10, forkRate: 0.15 });
+    const { payloads } = simulateChain({ seed: "console-e2e", blocks: 16, eventsPerBlock: 8, forkRate: 0.2 });
     for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
     await service.idle();
     await service.subgraphs.idle();
