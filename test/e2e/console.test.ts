@@ -224,6 +224,20 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     await expect.poll(() => page.getByTestId("query-url").textContent(), { timeout: WAIT }).toContain("cursor=");
     const second = await expectPageEqualsApi();
     expect(new URL(second.url, "http://x").searchParams.get("cursor")).toBe(first.answer.next_cursor);
+
+    // Aggregates over the same filters: the answer shown is the API's for the URL shown.
+    await page.getByLabel("Aggregate", { exact: true }).selectOption("_sum");
+    await page.getByLabel("Aggregate column").selectOption("amount");
+    await page.getByTestId("aggregate").click();
+    const aggregateBox = page.getByTestId("aggregate-result");
+    await aggregateBox.locator("pre").waitFor();
+    const aggregateUrl = (await aggregateBox.getByTestId("query-url").textContent()) ?? "";
+    expect(aggregateUrl).toBe(
+      "/v1/subgraphs/asset-holdings/holdings/aggregate?kind=stx&amount.gt=0&_count=true&_sum=amount",
+    );
+    const aggregate = await apiGet(aggregateUrl);
+    expect(aggregate.count).toBe(count);
+    expect(JSON.parse((await aggregateBox.locator("pre").textContent()) ?? "")).toEqual(aggregate);
   });
 
   it("Subgraphs: reindex shows its progress until the subgraph is ready again", async () => {
