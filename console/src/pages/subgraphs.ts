@@ -437,16 +437,17 @@ function filterRow(f: FilterTerm, ops: Record<string, string[]>, m: TableInfo, r
     f.op = op.value;
   };
   fillOps();
-  column.addEventListener("change", () => {
-    f.column = column.value;
-    fillOps();
-  });
-  op.addEventListener("change", () => {
-    f.op = op.value;
-  });
   const value = h("input", {
     value: f.value,
     attrs: { "aria-label": "Filter value", placeholder: m.columns[f.column]?.type },
+  });
+  column.addEventListener("change", () => {
+    f.column = column.value;
+    fillOps();
+    value.placeholder = m.columns[f.column]?.type ?? "";
+  });
+  op.addEventListener("change", () => {
+    f.op = op.value;
   });
   value.addEventListener("input", () => {
     f.value = value.value;
