@@ -41,6 +41,7 @@ check: typecheck lint
 
 typecheck: $(NODE_MODULES)
 	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p console/tsconfig.json
 
 lint: $(NODE_MODULES)
 	npx biome check .

@@ -1,5 +1,5 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * SLUICE_TEST_DB picks the database tests run on: `pglite` (the default), `postgres`, or both
@@ -9,6 +9,8 @@ import { defineConfig } from "vitest/config";
 const kinds = (process.env.SLUICE_TEST_DB ?? "pglite").split(",");
 const ALL_FILES = ["test/**/*.test.ts"];
 const STORAGE_FILES = ["test/integration/**/*.test.ts"];
+/** Browser tests (the web console): storage is not their concern, so only PGlite runs them. */
+const E2E_FILES = ["test/e2e/**/*.test.ts"];
 const PG_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
@@ -26,6 +28,7 @@ const LONG_FILES = [
   // reference and its killed imports see alike.
   "test/integration/cli/import-crash-safety.test.ts",
   "test/integration/chain/simulated-ingest.test.ts",
+  "test/e2e/console.test.ts",
 ];
 
 class LongFilesFirst extends BaseSequencer {
@@ -44,6 +47,10 @@ export default defineConfig({
   test: {
     // Projects inherit (extends: true) and would add to this list, so it is set only without them.
     include: kinds.length > 1 ? [] : ALL_FILES,
+    exclude:
+      kinds.length === 1 && kinds[0] === "postgres"
+        ? [...configDefaults.exclude, ...E2E_FILES]
+        : configDefaults.exclude,
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // PGlite is ~0.5 GB per instance: keep parallelism modest on a 2-core machine.
@@ -56,7 +63,10 @@ export default defineConfig({
     projects:
       kinds.length > 1
         ? [
-            { extends: true, test: { name: "pglite", include: ALL_FILES, env: { SLUICE_TEST_DB: "pglite" } } },
+            {
+              extends: true,
+              test: { name: "pglite", include: [...ALL_FILES, ...E2E_FILES], env: { SLUICE_TEST_DB: "pglite" } },
+            },
             {
               extends: true,
               test: {

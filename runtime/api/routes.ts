@@ -8,6 +8,7 @@ import { deleteSubgraph, deploySubgraph, reindexSubgraph, SPEC_BODY } from "./su
 import { webhookRoutes } from "./webhooks/routes.js";
 import { getHealth, getStatus } from "./ops.js";
 import { getSigningKey } from "./public.js";
+import { getConsoleAsset, getConsolePage } from "./console.js";
 import type { ApiRouteTable } from "./types.js";
 import { getPrintSchema, getTransactionProof, listIndexEvents } from "./events/index-routes.js";
 import { listStreamEvents, streamEvents } from "./events/streams-routes.js";
@@ -33,6 +34,9 @@ export const routes: ApiRouteTable = [
   { method: "GET", path: "/v1/streams/events", auth: "read", handler: listStreamEvents },
   { method: "GET", path: "/v1/streams/events/stream", auth: "read", handler: streamEvents },
   { method: "GET", path: "/public/streams/signing-key", auth: "public", handler: getSigningKey },
+  // The operators' web console (console.ts): page and bundle are public, the data it shows is not
+  { method: "GET", path: "/console", auth: "public", handler: getConsolePage },
+  { method: "GET", path: "/console/:asset", auth: "public", handler: getConsoleAsset },
   // Subgraph tables (SPEC.md "Subgraph routes"): literal segments before `:table` / `:id`
   { method: "GET", path: "/v1/subgraphs", auth: "read", handler: listSubgraphs },
   { method: "GET", path: "/v1/subgraphs/:name", auth: "read", handler: getSubgraph },
