@@ -41,9 +41,7 @@ export function parseScrape(text: string): Scrape {
     else samples.set(f.name, { ...f, metrics: [...f.metrics] });
   }
   const matching = (name: string, labels: Record<string, string> = {}) =>
-    (samples.get(name)?.metrics ?? []).filter((m) =>
-      Object.entries(labels).every(([k, v]) => m.labels?.[k] === v),
-    );
+    (samples.get(name)?.metrics ?? []).filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
   return {
     families,
     value(name, labels) {
