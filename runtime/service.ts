@@ -100,7 +100,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
     // One registry per service (README "Metrics"); the processor's backlog is read once it exists.
     let processor: JournalProcessor | null = null;
-    const metrics = createServiceMetrics({ db, backlog: () => processor?.backlog ?? 0 });
+    const metrics = createServiceMetrics({
+      db,
+      backlog: () => processor?.backlog ?? 0,
+      stacksNodeRpcUrl: config.stacksNodeRpcUrl,
+    });
     const activity = createObserverActivity();
 
     // Subgraph handlers and webhook outbox writers run inside each block's transaction.

@@ -9,6 +9,7 @@ import type { Queryable } from "../db/types.js";
 import { createApiMetrics } from "./api.js";
 import { createDispatcherMetrics, type DispatcherMetrics } from "./dispatcher.js";
 import { createIngestMetrics, type IngestGaugeSources, type IngestMetrics } from "./ingest.js";
+import { registerNodeMetrics } from "./node.js";
 import { createRegistry } from "./registry.js";
 import { createSubgraphMetrics, type SubgraphMetrics } from "./subgraphs.js";
 
@@ -23,8 +24,11 @@ export interface ServiceMetrics extends MetricsSource {
   dispatcher: DispatcherMetrics;
 }
 
-export function createServiceMetrics(sources: IngestGaugeSources & { db: Queryable }): ServiceMetrics {
+export function createServiceMetrics(
+  sources: IngestGaugeSources & { db: Queryable; stacksNodeRpcUrl: string | null },
+): ServiceMetrics {
   const registry = createRegistry();
+  registerNodeMetrics(registry, { db: sources.db, rpcUrl: sources.stacksNodeRpcUrl });
   return {
     registry,
     contentType: registry.contentType,

@@ -71,27 +71,33 @@ export function createIngestMetrics(registry: Registry, sources: IngestGaugeSour
     });
     return reading;
   };
-  const tipGauge = (name: string, help: string, pick: (t: TipFigures) => number | null) =>
+  // An unlabelled gauge always has a sample: `unknown` is what it shows before there is a value.
+  const tipGauge = (name: string, help: string, unknown: number, pick: (t: TipFigures) => number | null) =>
     new Gauge({
       name: `${PREFIX}${name}`,
       help,
       registers,
       async collect() {
-        const value = pick(await tipFigures());
-        this.reset();
-        if (value !== null) this.set(value);
+        this.set(pick(await tipFigures()) ?? unknown);
       },
     });
-  tipGauge("ingest_tip_height", "Height of the canonical tip", (t) => t.tipHeight);
-  tipGauge("ingest_finalized_height", "Highest final block height", (t) => t.finalizedHeight);
+  tipGauge("ingest_tip_height", "Height of the canonical tip (-1 before the first block)", -1, (t) => t.tipHeight);
+  tipGauge(
+    "ingest_finalized_height",
+    "Highest final block height (-1 while none is final)",
+    -1,
+    (t) => t.finalizedHeight,
+  );
   tipGauge(
     "ingest_burn_lag_blocks",
-    "Burn blocks seen past the canonical tip's own burn block (how far Stacks blocks trail the burn chain)",
+    "Burn blocks seen past the canonical tip's own burn block (how far Stacks blocks trail the burn chain; NaN before the first block)",
+    Number.NaN,
     (t) => (t.burnTip === null || t.tipBurnHeight === null ? null : Math.max(0, t.burnTip - t.tipBurnHeight)),
   );
   tipGauge(
     "ingest_seconds_since_last_block",
-    "Seconds since the last block was stored",
+    "Seconds since the last block was stored (NaN before the first block)",
+    Number.NaN,
     (t) => t.secondsSinceLastBlock,
   );
 

@@ -83,6 +83,7 @@ describe("GET /metrics", () => {
     const m = await scrape(svc.apiUrl, AUTH);
     expect(m.value("sluice_process_resident_memory_bytes")).toBeGreaterThan(0);
     expect(m.families.has("sluice_nodejs_eventloop_lag_seconds")).toBe(true);
+    expect(m.families.has("sluice_node_reachable"), "no STACKS_NODE_RPC_URL: no node gauges").toBe(false);
     for (const [name, f] of m.families) {
       expect(name.startsWith("sluice_"), name).toBe(true);
       if (f.type === "COUNTER") expect(name.endsWith("_total"), name).toBe(true);

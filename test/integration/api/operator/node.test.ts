@@ -161,6 +161,10 @@ describe("GET /api/node", () => {
     expect(body.node).toMatchObject({ configured: true, reachable: true, gap: 5 });
     expect(body.node.info).toMatchObject({ stacks_tip_height: tip + 5, burn_block_height: 900 });
     expect(body.node.info?.server_version).toMatch(/^stacks-node/);
+    const m = await scrape(svc.apiUrl);
+    expect(m.value("sluice_node_reachable")).toBe(1);
+    expect(m.value("sluice_node_tip_height")).toBe(tip + 5);
+    expect(m.value("sluice_node_gap_blocks")).toBe(5);
   });
 
   it("a node that never answers is reported unreachable after the timeout, with a 200", async () => {
@@ -181,5 +185,9 @@ describe("GET /api/node", () => {
     expect(status).toBe(200);
     expect(body.node).toMatchObject({ configured: true, reachable: false });
     expect(body.node.error).toMatch(/unreachable: ECONNREFUSED/);
+    const m = await scrape(svc.apiUrl);
+    expect(m.value("sluice_node_reachable")).toBe(0);
+    expect(m.value("sluice_node_gap_blocks")).toBeNaN();
+    expect(m.value("sluice_node_tip_height")).toBeNaN();
   });
 });
