@@ -5,6 +5,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Queryable } from "../db/types.js";
 import type { SubgraphApplyObserver, SubgraphEngine } from "../subgraphs/index.js";
+import type { SubgraphProgress } from "../subgraphs/types.js";
 import { countSubgraphRows } from "../subgraphs/table-row-counts.js";
 import { PREFIX } from "./registry.js";
 
@@ -32,6 +33,15 @@ export function createSubgraphMetrics(registry: Registry): SubgraphMetrics {
     registers,
   });
   let sources: { db: Queryable; engine: SubgraphEngine } | null = null;
+  // One progress read feeds the height and status gauges of a scrape.
+  let reading: Promise<SubgraphProgress[]> | null = null;
+  const progress = () => {
+    if (!sources) return Promise.resolve([]);
+    reading ??= sources.engine.progressAll().finally(() => {
+      reading = null;
+    });
+    return reading;
+  };
 
   new Gauge({
     name: `${PREFIX}subgraph_height`,
@@ -40,8 +50,7 @@ export function createSubgraphMetrics(registry: Registry): SubgraphMetrics {
     registers,
     async collect() {
       this.reset();
-      if (!sources) return;
-      for (const p of await sources.engine.progressAll()) this.set({ subgraph: p.name }, p.subgraphHeight);
+      for (const p of await progress()) this.set({ subgraph: p.name }, p.subgraphHeight);
     },
   });
   new Gauge({
@@ -51,8 +60,7 @@ export function createSubgraphMetrics(registry: Registry): SubgraphMetrics {
     registers,
     async collect() {
       this.reset();
-      if (!sources) return;
-      for (const p of await sources.engine.progressAll()) {
+      for (const p of await progress()) {
         for (const status of STATUSES) this.set({ subgraph: p.name, status }, p.status === status ? 1 : 0);
       }
     },
