@@ -16,7 +16,7 @@ import { postObserver, startTestService } from "../../../support/service.js";
 import { type NodeBlock, blocksOf } from "../../../support/simulator-blocks.js";
 
 /** How the stand-in stacks-node answers `GET /v2/info`. */
-type NodeMode = { kind: "answer"; body: Record<string, unknown> } | { kind: "hang" };
+type NodeMode = { kind: "answer"; body: Record<string, unknown> } | { kind: "fail"; status: number } | { kind: "hang" };
 
 interface StandInNode {
   url: string;
@@ -39,6 +39,10 @@ async function startStandInNode(): Promise<StandInNode> {
     }
     node.infoRequests++;
     if (node.mode.kind === "hang") return; // never answers: the caller's timeout must end it
+    if (node.mode.kind === "fail") {
+      res.writeHead(node.mode.status, { "content-type": "text/plain" }).end("node is starting");
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(node.mode.body));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -165,6 +169,18 @@ describe("GET /api/node", () => {
     expect(m.value("sluice_node_reachable")).toBe(1);
     expect(m.value("sluice_node_tip_height")).toBe(tip + 5);
     expect(m.value("sluice_node_gap_blocks")).toBe(5);
+  });
+
+  it("a node answering an error status, or JSON without its tip, is reported unreachable with the reason", async () => {
+    node.mode = { kind: "fail", status: 503 };
+    let { status, body } = await getNode();
+    expect(status).toBe(200);
+    expect(body.node).toMatchObject({ configured: true, reachable: false });
+    expect(body.node.error).toMatch(/answered HTTP 503$/);
+    node.mode = { kind: "answer", body: { peer_version: 1 } };
+    ({ status, body } = await getNode());
+    expect(status).toBe(200);
+    expect(body.node.error).toMatch(/without stacks_tip_height/);
   });
 
   it("a node that never answers is reported unreachable after the timeout, with a 200", async () => {
