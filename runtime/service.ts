@@ -19,7 +19,6 @@ import {
   createJournalProcessor,
   createObserverActivity,
   createObserverApp,
-  type JournalProcessor,
   listenObserver,
   openObserverJournal,
   reportProcessed,
@@ -98,11 +97,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
     const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
 
-    // One registry per service (README "Metrics"); the processor's backlog is read once it exists.
-    let processor: JournalProcessor | null = null;
+    // One registry per service (README "Metrics"). Scrapes start once the API is attached, after
+    // the processor below exists.
     const metrics = createServiceMetrics({
       db,
-      backlog: () => processor?.backlog ?? 0,
+      backlog: () => processor.backlog,
       stacksNodeRpcUrl: config.stacksNodeRpcUrl,
     });
     const activity = createObserverActivity();
@@ -147,9 +146,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       },
     );
     shutdown.add("observer journal", () => journal.close());
-    const journalProcessor = createJournalProcessor({ journal, logger, onOutcome: options.onOutcome });
-    processor = journalProcessor;
-    shutdown.add("ingestion", () => journalProcessor.stop());
+    const processor = createJournalProcessor({ journal, logger, onOutcome: options.onOutcome });
+    shutdown.add("ingestion", () => processor.stop());
 
     const chainHub = await createChainHub({ db, logger });
     shutdown.add("chain hub", () => chainHub.close());
@@ -165,10 +163,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       webhooks: webhooks.service,
       status: {
         isReady: () => ready,
-        getStatus: async () => ({
-          status: ready ? "ok" : "starting",
-          ...(await readIngestStatus(db, journalProcessor)),
-        }),
+        getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
       },
       metrics,
       observer: metrics.api,
@@ -177,12 +172,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     apiServer.serve(api);
     shutdown.add("api server", () => apiServer.close());
 
-    await journalProcessor.start(); // recover what was journaled but not processed before the last stop
+    await processor.start(); // recover what was journaled but not processed before the last stop
     await webhooks.dispatcher.start();
     shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
     const observer = createObserverApp({
       journal,
-      processor: journalProcessor,
+      processor,
       logger,
       bodyLimit: config.observerBodyLimit,
       allowFrom: config.observerAllowFrom,
@@ -208,7 +203,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       shutdown,
       subgraphs,
       webhooks,
-      idle: () => journalProcessor.idle(),
+      idle: () => processor.idle(),
       stop: () => shutdown.run(),
     };
   } catch (err) {

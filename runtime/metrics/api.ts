@@ -2,7 +2,7 @@
  * API metrics: requests by route pattern (the route table's Express path, never the raw URL, so
  * label values stay few) and status, their latency, open SSE streams, and page-cache lookups.
  */
-import type { Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler } from "express";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { ApiObserver, ObservedCaches } from "../api/index.js";
 import { PREFIX, secondsSince } from "./registry.js";
@@ -67,7 +67,7 @@ export function createApiMetrics(registry: Registry): ApiObserver {
       res.once("close", () => sseClients.dec());
     };
     res.once("close", () => {
-      const route = routeOf(req, res);
+      const route = routeOf(req);
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
       if (!stream) latency.observe({ method: req.method, route }, secondsSince(start));
     });
@@ -83,7 +83,7 @@ export function createApiMetrics(registry: Registry): ApiObserver {
 }
 
 /** The matched route's path from the table, or UNMATCHED_ROUTE. */
-function routeOf(req: Request, _res: Response): string {
+function routeOf(req: Request): string {
   const path: unknown = req.route?.path;
   return typeof path === "string" ? path : UNMATCHED_ROUTE;
 }
