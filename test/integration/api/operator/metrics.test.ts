@@ -183,15 +183,27 @@ describe("GET /metrics", () => {
     );
   });
 
-  it("api: an events page read twice is a page-cache miss, then a hit", async () => {
-    const lookups = (s: Awaited<ReturnType<typeof scrape>>, result: string) =>
-      s.value("sluice_api_page_cache_lookups_total", { cache: "events", result }) ?? 0;
+  it("api: an events page and a subgraph page, each read twice, are a page-cache miss, then a hit", async () => {
+    const lookups = (s: Awaited<ReturnType<typeof scrape>>, cache: string, result: string) =>
+      s.value("sluice_api_page_cache_lookups_total", { cache, result }) ?? 0;
     const before = await scrape(svc.apiUrl, AUTH);
-    const url = `${svc.apiUrl}/v1/index/events?limit=3&from_height=1`;
-    for (let i = 0; i < 2; i++) expect((await fetch(url)).status).toBe(200);
+    const [table] = before.labels("sluice_subgraph_rows");
+    const urls = {
+      events: `${svc.apiUrl}/v1/index/events?limit=3&from_height=1`,
+      subgraphs: `${svc.apiUrl}/v1/subgraphs/${table.subgraph}/${table.table}?_limit=2`,
+    };
+    for (const url of Object.values(urls)) {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(url);
+        expect(res.status, url).toBe(200);
+        await res.arrayBuffer();
+      }
+    }
     const after = await scrape(svc.apiUrl, AUTH);
-    expect(lookups(after, "miss") - lookups(before, "miss")).toBe(1);
-    expect(lookups(after, "hit") - lookups(before, "hit")).toBe(1);
+    for (const cache of Object.keys(urls)) {
+      expect(lookups(after, cache, "miss") - lookups(before, cache, "miss"), cache).toBe(1);
+      expect(lookups(after, cache, "hit") - lookups(before, cache, "hit"), cache).toBe(1);
+    }
   });
 
   it("api: the SSE clients gauge is 1 while a stream is open and 0 after it closes", async () => {
