@@ -28,12 +28,13 @@ run: build
 test: $(NODE_MODULES)
 	node test/run.mjs
 
-## bench: ingest (chain tables, then `sluice import` with the subgraphs), webhook delivery and archive publish/restore benchmarks (prints figures; not a test)
+## bench: ingest (chain tables, then `sluice import` with the subgraphs), webhook delivery, archive publish/restore and metrics-cost benchmarks (prints figures; not a test)
 bench: build
 	npx tsx test/bench/ingest.ts
 	npx tsx test/bench/subgraphs.ts
 	npx tsx test/bench/webhooks.ts
 	npx tsx test/bench/archive.ts
+	npx tsx test/bench/metrics.ts
 
 ## check: typecheck + lint + generated/ drift
 check: typecheck lint

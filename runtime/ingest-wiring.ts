@@ -11,7 +11,7 @@ import type { Db } from "./db/types.js";
 import { createWebhookOutbox } from "./dispatcher/index.js";
 import type { Logger } from "./internal/logger.js";
 import type { Shutdown } from "./internal/shutdown.js";
-import { createSubgraphEngine, type SubgraphEngine } from "./subgraphs/index.js";
+import { createSubgraphEngine, type SubgraphApplyObserver, type SubgraphEngine } from "./subgraphs/index.js";
 import { builtinSubgraphs } from "./subgraphs/module-loader.js";
 
 export interface IngestWiringDeps {
@@ -22,6 +22,8 @@ export interface IngestWiringDeps {
   shutdown?: Shutdown;
   /** Hooks run after the subgraphs and the webhook outbox (tests). */
   hooks?: readonly BlockHooks[];
+  /** Hears each live block's per-subgraph apply time and failures (the service's metrics). */
+  subgraphObserver?: SubgraphApplyObserver;
 }
 
 export interface IngestWiring {
@@ -33,7 +35,13 @@ export interface IngestWiring {
 /** Builds the subgraph engine (initialised) and the ingestor that drives it and the webhook outbox. */
 export async function assembleIngest(deps: IngestWiringDeps): Promise<IngestWiring> {
   const { db, config, logger, shutdown } = deps;
-  const subgraphs = createSubgraphEngine({ db, config, logger, builtins: builtinSubgraphs });
+  const subgraphs = createSubgraphEngine({
+    db,
+    config,
+    logger,
+    builtins: builtinSubgraphs,
+    observer: deps.subgraphObserver,
+  });
   await subgraphs.init();
   shutdown?.add("subgraphs", () => subgraphs.close());
   // Outbox rows are written in the block's transaction; the service's dispatcher delivers them.

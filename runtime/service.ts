@@ -14,7 +14,16 @@ import { createShutdown, type Shutdown } from "./internal/shutdown.js";
 import { type ListenSettings, explainListenError } from "./internal/startup-errors.js";
 import { loadOrCreateSigningKey } from "./internal/signing-key.js";
 import { assembleIngest } from "./ingest-wiring.js";
-import { createJournalProcessor, createObserverApp, listenObserver, openObserverJournal } from "./observer/index.js";
+import { createServiceMetrics } from "./metrics/index.js";
+import {
+  createJournalProcessor,
+  createObserverActivity,
+  createObserverApp,
+  listenObserver,
+  openObserverJournal,
+  reportProcessed,
+} from "./observer/index.js";
+import { buildNodeReport } from "./observer/node-report.js";
 import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 
@@ -88,24 +97,54 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // Loaded (or created in DATA_DIR) before anything listens; the key object never exposes the secret.
     const signingKey = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });
 
+    // One registry per service (README "Metrics"). Scrapes start once the API is attached, after
+    // the processor below exists.
+    const metrics = createServiceMetrics({
+      db,
+      backlog: () => processor.backlog,
+      stacksNodeRpcUrl: config.stacksNodeRpcUrl,
+    });
+    const activity = createObserverActivity();
+
     // Subgraph handlers and webhook outbox writers run inside each block's transaction.
-    const { ingestor, subgraphs } = await assembleIngest({ db, config, logger, shutdown, hooks: options.hooks });
+    const { ingestor, subgraphs } = await assembleIngest({
+      db,
+      config,
+      logger,
+      shutdown,
+      hooks: options.hooks,
+      subgraphObserver: metrics.subgraphs,
+    });
+    metrics.subgraphs.attach({ db, engine: subgraphs });
+    const onAttempt = options.dispatcher?.onAttempt;
     const webhooks = createWebhooks({
       config,
       db,
       logger,
       signer: signingKey,
       subgraphs: () => subgraphs.list().map((s) => s.module),
-      dispatcher: options.dispatcher,
+      dispatcher: {
+        ...options.dispatcher,
+        onAttempt: (result) => {
+          metrics.dispatcher.onAttempt(result);
+          onAttempt?.(result);
+        },
+      },
     });
     await ingestor.refreshFinality();
     // The embedded database has one connection: journal observer requests to an fsynced file so an
     // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
-    const journal = openObserverJournal({
-      ingestor,
-      logger,
-      fileDir: !options.db && db.kind === "pglite" ? path.join(config.dataDir, "journal") : undefined,
-    });
+    const journal = reportProcessed(
+      openObserverJournal({
+        ingestor,
+        logger,
+        fileDir: !options.db && db.kind === "pglite" ? path.join(config.dataDir, "journal") : undefined,
+      }),
+      (requestPath, outcome, seconds) => {
+        metrics.ingest.observe(outcome, seconds);
+        activity.processed(requestPath, outcome);
+      },
+    );
     shutdown.add("observer journal", () => journal.close());
     const processor = createJournalProcessor({ journal, logger, onOutcome: options.onOutcome });
     shutdown.add("ingestion", () => processor.stop());
@@ -126,6 +165,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         isReady: () => ready,
         getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
       },
+      metrics,
+      observer: metrics.api,
+      node: { report: () => buildNodeReport({ db, activity, rpcUrl: config.stacksNodeRpcUrl }) },
     });
     apiServer.serve(api);
     shutdown.add("api server", () => apiServer.close());
@@ -139,6 +181,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       bodyLimit: config.observerBodyLimit,
       allowFrom: config.observerAllowFrom,
+      activity,
     });
     observerServer.serve(observer);
     // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.

@@ -22,11 +22,22 @@ import type { ApiDeps, ApiHandler, ApiRoute, ApiRouteTable, HandlerContext } fro
 export interface ApiAppDeps extends ApiDeps {
   /** Defaults to the table in routes.ts; tests pass `[...routes, ...testRoutes]`. */
   routes?: ApiRouteTable;
+  /** Sees every request and the page caches (the service's metrics, runtime/metrics/api.ts). */
+  observer?: ApiObserver;
+}
+
+/** The app's page caches, as an observer sees them (hit and miss counts). */
+export type ObservedCaches = Pick<HandlerContext, "eventsPages" | "subgraphPages">;
+
+export interface ApiObserver {
+  /** Runs first on every request. */
+  middleware: RequestHandler;
+  watchCaches(caches: ObservedCaches): void;
 }
 
 /** The configured Express app (not listening). Throws when the route table is inconsistent. */
 export function createApiApp(deps: ApiAppDeps): Express {
-  const { routes = defaultRoutes, ...apiDeps } = deps;
+  const { routes = defaultRoutes, observer, ...apiDeps } = deps;
   const problems = checkRouteTable(routes);
   if (problems.length) throw new Error(`invalid route table:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
 
@@ -43,6 +54,7 @@ export function createApiApp(deps: ApiAppDeps): Express {
   app.set("case sensitive routing", true);
   app.set("json escape", true);
 
+  if (observer) app.use(observer.middleware);
   app.use(createRequestContext(apiDeps.logger));
   app.use(createCors(access));
   const caches: AppCaches = {
@@ -50,6 +62,7 @@ export function createApiApp(deps: ApiAppDeps): Express {
     eventsPages: apiDeps.config.pageCacheBytes > 0 ? new EventsPageCache(apiDeps.config.pageCacheBytes) : null,
     subgraphPages: apiDeps.config.pageCacheBytes > 0 ? new SubgraphPageCache(apiDeps.config.pageCacheBytes) : null,
   };
+  observer?.watchCaches(caches);
   for (const route of routes) {
     const stack = [
       createAuthMiddleware(access, route.auth),

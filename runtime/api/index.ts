@@ -4,10 +4,19 @@
  * answers 503 meanwhile), `startApiServer(app, {host, port})` does both at once; `createChainHub`
  * is the one chain listener per process that wakes the SSE streams and read caches.
  */
-export { type ApiAppDeps, createApiApp } from "./app.js";
+export { type ApiAppDeps, type ApiObserver, createApiApp, type ObservedCaches } from "./app.js";
 export type { Surface } from "./http/auth.js";
 export type { BodyOptions, HttpMethod, RouteEntry, RouteHandler, RouteTable } from "./http/route-table.js";
 export { routes } from "./routes.js";
 export { type ApiServer, type ApiServerOptions, type Listener, listen, startApiServer } from "./http/server.js";
 export { type ChainHub, createChainHub } from "./events/chain-hub.js";
-export type { ApiDeps, ApiHandler, ApiRoute, ApiRouteTable, HandlerContext, StatusSource } from "./types.js";
+export type {
+  ApiDeps,
+  ApiHandler,
+  ApiRoute,
+  ApiRouteTable,
+  HandlerContext,
+  MetricsSource,
+  NodeSource,
+  StatusSource,
+} from "./types.js";

@@ -6,7 +6,7 @@
  */
 import { deleteSubgraph, deploySubgraph, reindexSubgraph, SPEC_BODY } from "./subgraphs/management-routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
-import { getHealth, getStatus } from "./ops.js";
+import { getHealth, getMetrics, getNode, getStatus } from "./ops.js";
 import { getSigningKey } from "./public.js";
 import { getConsoleAsset, getConsolePage } from "./console.js";
 import type { ApiRouteTable } from "./types.js";
@@ -27,6 +27,9 @@ import {
 export const routes: ApiRouteTable = [
   { method: "GET", path: "/health", auth: "public", handler: getHealth },
   { method: "GET", path: "/status", auth: "status", handler: getStatus },
+  // Operator surfaces (DESIGN.md §6): Prometheus metrics, the stacks-node feeding the instance
+  { method: "GET", path: "/metrics", auth: "status", handler: getMetrics },
+  { method: "GET", path: "/api/node", auth: "write", handler: getNode },
   // Index and Streams (SPEC.md "Index and Streams routes", "SSE stream routes")
   { method: "GET", path: "/v1/index/events", auth: "read", handler: listIndexEvents },
   { method: "GET", path: "/v1/index/contracts/:contract_id/print-schema", auth: "read", handler: getPrintSchema },

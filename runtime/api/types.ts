@@ -8,7 +8,7 @@ import type { RouteEntry, RouteHandler, RouteTable } from "./http/route-table.js
 import type { SubgraphsContext, SubgraphsDeps } from "./subgraphs/context.js";
 import type { WebhooksContext, WebhooksDeps } from "./webhooks/context.js";
 
-export type { StatusSource } from "./http/context.js";
+export type { MetricsSource, NodeSource, StatusSource } from "./http/context.js";
 
 /** Everything the API needs from the rest of the service. */
 export interface ApiDeps extends SharedDeps, EventsDeps, SubgraphsDeps, WebhooksDeps {}

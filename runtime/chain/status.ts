@@ -59,3 +59,12 @@ export async function readIngestStatus(q: Queryable, processor?: ProcessorState)
     },
   };
 }
+
+/** The burn height a stored block was mined in, or null for an unknown block. */
+export async function readBlockBurnHeight(q: Queryable, indexBlockHash: string): Promise<number | null> {
+  const { rows } = await q.query<{ burn_block_height: string | number }>(
+    "SELECT burn_block_height FROM chain.blocks WHERE index_block_hash = $1",
+    [indexBlockHash],
+  );
+  return rows.length ? Number(rows[0].burn_block_height) : null;
+}

@@ -48,6 +48,8 @@ export interface Config {
    * null to keep it in DATA_DIR (runtime/dispatcher/secret-box.ts). Secret: never logged.
    */
   webhookSecretKey: string | null;
+  /** STACKS_NODE_RPC_URL: the stacks-node's RPC (http(s)://host:20443), read by GET /api/node; null when unset. */
+  stacksNodeRpcUrl: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -174,6 +176,8 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     );
   }
 
+  const stacksNodeRpcUrl = httpUrl("STACKS_NODE_RPC_URL", env.STACKS_NODE_RPC_URL, problems);
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     apiHost,
@@ -198,7 +202,26 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     pageCacheBytes,
     signingKeySeed,
     webhookSecretKey,
+    stacksNodeRpcUrl,
   });
+}
+
+/** An http(s) URL with a host, or null when unset; anything else is reported. */
+function httpUrl(name: string, raw: string | undefined, problems: string[]): string | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`${name}=${JSON.stringify(value)} is not a URL (expected e.g. http://127.0.0.1:20443)`);
+    return null;
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    problems.push(`${name}=${JSON.stringify(value)} must be an http:// or https:// URL with a host`);
+    return null;
+  }
+  return value;
 }
 
 /** A list of CIDRs, or null when it names none (unset, empty); each bad item is reported. */

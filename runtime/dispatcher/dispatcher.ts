@@ -63,6 +63,8 @@ export interface DispatcherOptions {
   post?: typeof postDelivery;
   /** Deliveries expanded from batches per transaction (see expander.ts). */
   expandRows?: number;
+  /** Hears each finished attempt of the delivery loop (metrics); test deliveries are not reported. */
+  onAttempt?: (result: AttemptResult) => void;
 }
 
 export interface Dispatcher {
@@ -352,6 +354,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function attempt(e: EndpointState, row: ClaimedRow): Promise<void> {
     const result = await runAttempt(row, e.config, e.config.id);
+    options.onAttempt?.(result);
     setCircuit(e, recordOutcome(e.circuit, result.success, clock(), breakerPolicy));
     if (e.circuit.state === "open" && e.queue.length) void giveBack(e);
     results.push(result);

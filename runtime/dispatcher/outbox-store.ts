@@ -456,3 +456,12 @@ export async function requeueDead(q: Queryable, webhookId: string, deliveryId?: 
   );
   return rowCount;
 }
+
+/** Pending and dead deliveries per webhook (the metrics scrape; both counts use partial indexes). */
+export async function outboxDepths(q: Queryable): Promise<{ webhookId: string; pending: number; dead: number }[]> {
+  const { rows } = await q.query<{ webhook_id: string; pending: string; dead: string }>(
+    `SELECT webhook_id, count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'dead') AS dead
+       FROM control.webhook_outbox WHERE status IN ('pending', 'dead') GROUP BY webhook_id`,
+  );
+  return rows.map((r) => ({ webhookId: r.webhook_id, pending: Number(r.pending), dead: Number(r.dead) }));
+}

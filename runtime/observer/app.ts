@@ -6,6 +6,7 @@
 import express from "express";
 import { type AddressRange, createAddressMatcher } from "../config/address-allow-list.js";
 import type { Logger } from "../internal/logger.js";
+import type { ObserverActivity } from "./activity.js";
 import type { ObserverJournal } from "./journal.js";
 import type { JournalProcessor } from "./processor.js";
 
@@ -29,6 +30,8 @@ export function createObserverApp(deps: {
   bodyLimit: number;
   /** OBSERVER_ALLOW_FROM (loopback is always allowed; null allows loopback only). */
   allowFrom: readonly AddressRange[] | null;
+  /** Told of every accepted request (GET /api/node). */
+  activity?: ObserverActivity;
 }): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -57,6 +60,7 @@ export function createObserverApp(deps: {
   app.post(/.*/, async (req, res) => {
     const path = req.path;
     const body = typeof req.body === "string" ? req.body : "";
+    deps.activity?.request(path);
     if (!(OBSERVER_PATHS as readonly string[]).includes(path)) {
       deps.logger.warn({ msg: "unknown observer path; journaled", path });
     }

@@ -9,7 +9,9 @@ import { createDatabaseJournal } from "./database-journal.js";
 import { createFileObserverJournal, openFileJournal } from "./file-journal.js";
 import type { ObserverJournal } from "./journal.js";
 
+export { createObserverActivity, type ObserverActivity } from "./activity.js";
 export { createObserverApp, OBSERVER_PATHS } from "./app.js";
+export { type ProcessedListener, reportProcessed } from "./processed-journal.js";
 export type { ObserverJournal } from "./journal.js";
 export { createJournalProcessor, type JournalProcessor } from "./processor.js";
 export { listenObserver, type ObserverListener } from "./server.js";

@@ -49,6 +49,8 @@ export interface StepResult {
   changes: RowChange[];
   /** Names of subgraphs that failed in this step (already marked failed). */
   failed: string[];
+  /** Seconds each subgraph spent planning and writing its rows in this step (metrics). */
+  seconds: Map<string, number>;
 }
 
 /**
@@ -64,6 +66,9 @@ export async function applyBlocks(
   const contexts: HandlerContext[] = [];
   for (const block of blocks) contexts.push(...buildHandlerContexts(block, options.config));
   const failed: string[] = [];
+  const seconds = new Map<string, number>();
+  const took = (name: string, start: bigint) =>
+    seconds.set(name, (seconds.get(name) ?? 0) + Number(process.hrtime.bigint() - start) / 1e9);
   const planned: { sub: ActiveSubgraph; ops: SeqOp[] }[] = [];
 
   const traitContracts = new Set<string>();
@@ -71,6 +76,7 @@ export async function applyBlocks(
   await options.traits.prefetch(q, traitContracts);
 
   for (const sub of subgraphs) {
+    const start = process.hrtime.bigint();
     try {
       const ops = planOps(sub.module, sub.index, contexts, options.traits.check).map((op, seq) => ({ ...op, seq }));
       planned.push({ sub, ops });
@@ -78,11 +84,13 @@ export async function applyBlocks(
       await fail(q, sub.module.name, err, options.logger);
       failed.push(sub.module.name);
     }
+    took(sub.module.name, start);
   }
   const work = planned.filter((p) => p.ops.length > 0);
   const drafts: { order: number; draft: DraftChange }[] = [];
   const memory = options.optimistic ? options.memory : undefined;
   const run = async (p: (typeof work)[number], order: number) => {
+    const start = process.hrtime.bigint();
     const changes = await applySubgraphOps(
       q,
       p.sub.module,
@@ -93,6 +101,7 @@ export async function applyBlocks(
       memory,
     );
     for (const d of changes) drafts.push({ order, draft: d });
+    took(p.sub.module.name, start);
   };
   if (work.length > 0 && !options.optimistic && options.memory !== undefined) {
     // Statements follow, which must see (and may change) the rows held in memory.
@@ -141,7 +150,7 @@ export async function applyBlocks(
     }
   }
   drafts.sort((a, b) => a.draft.ordinal - b.draft.ordinal || a.order - b.order || a.draft.seq - b.draft.seq);
-  return { changes: drafts.map((d) => d.draft.change), failed };
+  return { changes: drafts.map((d) => d.draft.change), failed, seconds };
 }
 
 async function fail(q: Queryable, name: string, err: unknown, logger: Logger): Promise<void> {

@@ -120,6 +120,14 @@ export interface SubgraphEngineDeps {
   backfillBatchBlocks?: number;
   /** Prune the undo journal every N applied blocks (default 64). */
   pruneEveryBlocks?: number;
+  /** Hears each live block's per-subgraph apply time and failures (runtime/metrics/subgraphs.ts). */
+  observer?: SubgraphApplyObserver;
+}
+
+/** What the engine reports of each block it applies to the subgraphs. */
+export interface SubgraphApplyObserver {
+  applied(subgraph: string, seconds: number): void;
+  failed(subgraph: string): void;
 }
 
 interface Loaded {
@@ -264,6 +272,8 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         throw err;
       });
       if (careful) isolate.delete(block.indexBlockHash);
+      for (const [name, seconds] of result.seconds) deps.observer?.applied(name, seconds);
+      for (const name of result.failed) deps.observer?.failed(name);
       view.failed(q, result.failed);
       view.advanced(
         q,

@@ -48,6 +48,9 @@ export const DEFAULT_PAGE_CACHE_BYTES = 64 * 1024 * 1024;
 
 export class EventsPageCache {
   private readonly store: StampedLru<CachedPage>;
+  /** Lookups answered from the cache, and stamped lookups that were not (metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(maxBytes = DEFAULT_PAGE_CACHE_BYTES) {
     this.store = new StampedLru(maxBytes);
@@ -66,6 +69,14 @@ export class EventsPageCache {
    * `stamp` null only an immutable page is returned (a caller that has not read the stamp yet).
    */
   get(key: string, stamp: string | null, finality: FinalityMark): CachedPage | undefined {
+    const page = this.find(key, stamp, finality);
+    // A miss of the unstamped probe is followed by a stamped lookup: only that one counts.
+    if (page !== undefined) this.hits++;
+    else if (stamp !== null) this.misses++;
+    return page;
+  }
+
+  private find(key: string, stamp: string | null, finality: FinalityMark): CachedPage | undefined {
     const entry = this.store.lookup(key);
     if (entry === undefined) return undefined;
     const { settled } = entry.value;

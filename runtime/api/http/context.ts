@@ -16,6 +16,17 @@ export interface StatusSource {
   getStatus(): Promise<Record<string, unknown>>;
 }
 
+/** GET /metrics: the instance's metrics in the Prometheus text format (runtime/metrics/). */
+export interface MetricsSource {
+  contentType: string;
+  render(): Promise<string>;
+}
+
+/** GET /api/node: what the instance knows of the stacks-node feeding it (runtime/observer/node-report.ts). */
+export interface NodeSource {
+  report(): Promise<Record<string, unknown>>;
+}
+
 /** What the service hands every surface. */
 export interface SharedDeps {
   config: Readonly<Config>;
@@ -24,6 +35,10 @@ export interface SharedDeps {
   db: Db;
   /** The instance's ed25519 key (GET /public/streams/signing-key); absent in shell-only tests (503). */
   signingKey?: SigningKey;
+  /** Absent in shell-only tests (GET /metrics answers 503). */
+  metrics?: MetricsSource;
+  /** Absent in shell-only tests (GET /api/node answers 503). */
+  node?: NodeSource;
 }
 
 export interface RequestContext extends SharedDeps {

@@ -60,6 +60,9 @@ export function openEventStream(res: Response): SseWriter {
   res.setHeader("X-Accel-Buffering", "no"); // proxies such as nginx must not buffer the stream
   res.flushHeaders();
   res.socket?.setNoDelay(true);
+  // The app's request metrics (runtime/metrics/api.ts) count open streams through this hook.
+  const opened: unknown = res.locals.eventStreamOpened;
+  if (typeof opened === "function") opened();
 
   let closed = false;
   let backedUp = false;

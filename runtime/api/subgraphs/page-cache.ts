@@ -21,6 +21,9 @@ export interface CachedListPage {
 
 export class SubgraphPageCache {
   private readonly store: StampedLru<CachedListPage>;
+  /** Lookups answered from the cache and not (metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(maxBytes: number) {
     this.store = new StampedLru(maxBytes);
@@ -33,12 +36,11 @@ export class SubgraphPageCache {
   /** The page stored under `key` if it was read under `stamp`. */
   get(key: string, stamp: string): CachedListPage | undefined {
     const entry = this.store.lookup(key);
-    if (entry === undefined) return undefined;
-    if (entry.stamp !== stamp) {
-      this.store.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    if (entry !== undefined && entry.stamp !== stamp) this.store.delete(key);
+    const page = entry !== undefined && entry.stamp === stamp ? entry.value : undefined;
+    if (page !== undefined) this.hits++;
+    else this.misses++;
+    return page;
   }
 
   /** Stores a page read under `stamp` (the stamp read before the page). */
