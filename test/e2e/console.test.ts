@@ -411,9 +411,11 @@ describe.skipIf(!hasChromium)("web console in Chromium", () => {
     // A second API over the same database, published on loopback with no instance token, with a
     // stand-in /api/node answering a fixed report.
     const nodeReport = {
-      observer: { "/new_block": 24 },
-      lastBlock: { block_height: 24 },
-      node: { reachable: true, gap: 2 },
+      observer: { paths: { "/new_block": { requests: 24, last_request_at: new Date().toISOString() } } },
+      last_block: { height: 24, index_block_hash: "0x01", burn_block_height: 124, received_at: null },
+      malformed_payloads: 0,
+      sluice: { tip_height: 24, index_block_hash: "0x01", burn_block_height: 124 },
+      node: { configured: true, reachable: true, rpc_url: "http://127.0.0.1:20443/", elapsed_ms: 3, gap: 2 },
     };
     const nodeRoute: ApiRoute = {
       method: "GET",

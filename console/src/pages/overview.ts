@@ -99,11 +99,14 @@ export async function renderOverview(root: HTMLElement, _args: string[], signal:
   };
 
   const drawNode = (body: unknown) => {
+    // GET /api/node (runtime/observer/node-report.ts).
     const n = body as {
-      observer?: Record<string, unknown>;
-      lastBlock?: Record<string, unknown>;
-      node?: { reachable?: boolean; info?: Record<string, unknown>; gap?: unknown };
+      observer?: { paths?: Record<string, unknown> };
+      last_block?: Record<string, unknown> | null;
+      malformed_payloads?: number;
+      node?: { configured?: boolean; reachable?: boolean; gap?: number | null; error?: string; info?: unknown };
     };
+    const node = n.node ?? { configured: false };
     nodeCard.hidden = false;
     replace(
       nodeCard,
@@ -112,18 +115,25 @@ export async function renderOverview(root: HTMLElement, _args: string[], signal:
         "dl",
         null,
         h("dt", null, "Reachable"),
-        h("dd", { attrs: { "data-figure": "node.reachable" } }, n.node ? fmt(n.node.reachable) : "not configured"),
-        n.node?.gap !== undefined
+        h(
+          "dd",
+          { attrs: { "data-figure": "node.reachable" } },
+          node.configured ? fmt(node.reachable) : "not configured",
+        ),
+        node.gap !== undefined
           ? [
               h("dt", null, "Gap (node tip − indexed)"),
-              h("dd", { attrs: { "data-figure": "node.gap" } }, fmt(n.node.gap)),
+              h("dd", { attrs: { "data-figure": "node.gap" } }, fmt(node.gap)),
             ]
           : null,
-        n.lastBlock ? [h("dt", null, "Last block"), h("dd", null, h("code", null, JSON.stringify(n.lastBlock)))] : null,
-        n.observer
-          ? [h("dt", null, "Observer paths"), h("dd", null, h("code", null, JSON.stringify(n.observer)))]
+        node.error ? [h("dt", null, "Error"), h("dd", null, node.error)] : null,
+        n.last_block
+          ? [h("dt", null, "Last block sent"), h("dd", null, h("code", null, JSON.stringify(n.last_block)))]
           : null,
-        n.node?.info ? [h("dt", null, "Node info"), h("dd", null, h("code", null, JSON.stringify(n.node.info)))] : null,
+        n.observer?.paths
+          ? [h("dt", null, "Observer paths"), h("dd", null, h("code", null, JSON.stringify(n.observer.paths)))]
+          : null,
+        node.info ? [h("dt", null, "Node info"), h("dd", null, h("code", null, JSON.stringify(node.info)))] : null,
       ),
     );
   };
