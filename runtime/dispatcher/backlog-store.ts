@@ -83,7 +83,11 @@ export async function pendingUpTo(q: Queryable, webhookId: string, cap: number):
 }
 
 /** A webhook's oldest held shares (ids and sizes), oldest first. */
-export async function headHeld(q: Queryable, webhookId: string, limit: number): Promise<{ id: string; rowCount: number }[]> {
+export async function headHeld(
+  q: Queryable,
+  webhookId: string,
+  limit: number,
+): Promise<{ id: string; rowCount: number }[]> {
   const { rows } = await q.query<{ id: string; row_count: number }>(
     "SELECT id, row_count FROM control.webhook_held WHERE webhook_id = $1 ORDER BY id LIMIT $2",
     [webhookId, limit],

@@ -166,27 +166,19 @@ async function releaseHeld(q: Queryable, limit: PendingLimit, maxRows: number): 
     if (rows >= maxRows) continue;
     const pending = await pendingUpTo(q, webhookId, limit.max);
     const head = await headHeld(q, webhookId, RELEASE_LOOKAHEAD);
-    const plan = releasePlan(
-      pending,
-      head.map((h) => h.rowCount),
-      limit.max,
-    );
+    const sizes = head.map((h) => h.rowCount);
+    const plan = releasePlan(pending, sizes, limit.max);
     const taken = head.slice(0, plan.whole + (plan.partial ? 1 : 0));
     if (!taken.length) continue;
-    const shares = await heldRows(
-      q,
-      taken.map((h) => h.id),
-    );
+    const takenIds = taken.map((h) => h.id);
+    const shares = await heldRows(q, takenIds);
     const out = shares.slice(0, plan.whole).flat();
     if (plan.partial) {
       const last = shares[plan.whole];
       out.push(...last.slice(0, plan.partial));
       await keepHeldRows(q, taken[plan.whole].id, last.slice(plan.partial));
     }
-    await deleteHeld(
-      q,
-      taken.slice(0, plan.whole).map((h) => h.id),
-    );
+    await deleteHeld(q, takenIds.slice(0, plan.whole));
     rows += Math.max(await insertOutboxRows(q, out), out.length ? 1 : 0);
     if (!plan.partial && plan.whole === head.length && head.length < RELEASE_LOOKAHEAD) {
       limit.throttled.delete(webhookId);
