@@ -11,7 +11,7 @@ import type { OutboxInsert } from "./outbox-store.js";
 export interface HeldShare {
   webhookId: string;
   batchId: string;
-  /** The block of chain applies (dropped unsent when a reorg orphans it); null for other rows. */
+  /** The block of chain applies or forward subgraph row changes (dropped unsent when a reorg orphans it); null for other rows. */
   blockHash: string | null;
   rows: OutboxInsert[];
 }

@@ -138,13 +138,23 @@ class PendingLimit {
     const shares: HeldShare[] = [...heldByWebhook].map(([webhookId, list]) => ({
       webhookId,
       batchId,
-      blockHash,
+      blockHash: blockHash ?? forwardRowsBlock(list),
       rows: list,
     }));
     await holdShares(q, shares);
     for (const s of shares) this.throttled.add(s.webhookId);
     return { admitted, held: rows.length - admitted.length };
   }
+}
+
+/**
+ * The block of a share of forward subgraph row changes (all of one block): held, they were never
+ * sent, so a reorg orphaning the block drops them like chain applies (their compensating changes,
+ * if held too, then restore what the receiver already has). Null for anything else.
+ */
+function forwardRowsBlock(rows: readonly OutboxInsert[]): string | null {
+  const first = rows[0]?.blockHash;
+  return first && rows.every((r) => r.kind === "row" && r.blockHash === first) ? first : null;
 }
 
 async function anyHeld(q: Queryable): Promise<boolean> {

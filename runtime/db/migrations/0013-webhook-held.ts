@@ -3,8 +3,8 @@
  * it has WEBHOOK_MAX_PENDING deliveries outstanding. Each row is one webhook's share of one batch
  * (deliveries, or its rollback fence), as the outbox rows it becomes, with the delivery ids they
  * were derived with; shares go to the outbox oldest first (id order) once the webhook drains below
- * the limit. `block_hash` names the block of chain applies, so a reorg that orphans the block drops
- * them unsent.
+ * the limit. `block_hash` names the block of chain applies (or of forward subgraph row changes), so
+ * a reorg that orphans the block drops them unsent.
  */
 export const name = "webhook-held";
 export const sql = `

@@ -11,6 +11,9 @@
  * after each rollback.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertRollbackBatch } from "../../../runtime/dispatcher/batch-store.js";
+import { expandBatches } from "../../../runtime/dispatcher/expander.js";
+import { createSubgraphOutbox } from "../../../runtime/dispatcher/subgraph-outbox.js";
 import type { Service } from "../../../runtime/service.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
 import { createTestDb, type TestDb } from "../../support/db.js";
@@ -28,6 +31,7 @@ type Raw = any;
 
 let t: TestDb;
 let svc: Service;
+let stopped = false;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
@@ -47,7 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await svc?.stop();
+  if (!stopped) await svc?.stop();
   for (const r of receivers) await r.close();
   await t?.drop();
 });
@@ -267,5 +271,87 @@ describe("WEBHOOK_MAX_PENDING on live deliveries", () => {
       throttled_webhooks: 0,
       oldest_pending_age_seconds: null,
     });
+  });
+});
+
+describe("held subgraph row changes across a reorg (the expander alone, limit 2)", () => {
+  it("drops held forward changes of an orphaned block, keeps its compensating ones in order, and re-sends the block when it returns", async () => {
+    await svc.stop(); // this part drives the expander by hand
+    stopped = true;
+    await t.reset();
+    await t.db.query(
+      `INSERT INTO control.webhooks (id, name, kind, url, format, subgraph_name, table_name, filter, start_height, timeout_ms, max_attempts, concurrency, secret_sealed)
+       VALUES ('wh_sg', 'sg', 'subgraph', 'http://x', 'raw', 'asset-holdings', 'holdings', '{}', -1, 1000, 3, 1, 'v1:x:y:z')`,
+    );
+    const listener = createSubgraphOutbox();
+    const block = { indexBlockHash: "0xb5", height: 5 };
+    const change = (id: string, over: Record<string, unknown> = {}) => ({
+      subgraph: "asset-holdings",
+      table: "holdings",
+      op: "created" as const,
+      row: { _id: id, kind: "ft", amount: "10", holder: `SP${id}`, asset_identifier: "SP1.t::t" },
+      txId: `0xt${id}`,
+      eventIndex: 0,
+      blockHeight: 5,
+      indexBlockHash: "0xb5",
+      reverted: false,
+      ...over,
+    });
+    const forward = ["1", "2", "3"].map((id) => change(id));
+    const expand = async () => {
+      while ((await expandBatches(t.db, 5000, 2)).more);
+    };
+    const rows = async () =>
+      (
+        await t.db.query<{ tx_id: string; dedupe_kind: string; status: string; rolled_back: boolean }>(
+          "SELECT tx_id, dedupe_kind, status, rolled_back FROM control.webhook_outbox ORDER BY id",
+        )
+      ).rows.map((r) => `${r.dedupe_kind}:${r.tx_id}:${r.status}${r.rolled_back ? ":rolled_back" : ""}`);
+    const held = async () =>
+      (await t.db.query<{ rows: unknown }>("SELECT rows FROM control.webhook_held ORDER BY id")).rows.flatMap((r) =>
+        (typeof r.rows === "string" ? JSON.parse(r.rows) : r.rows).map(
+          (x: { kind: string; txId: string }) => `${x.kind}:${x.txId}`,
+        ),
+      );
+    const deliverAll = () =>
+      t.db.query("UPDATE control.webhook_outbox SET status = 'delivered' WHERE status = 'pending'");
+
+    // Three changes, limit 2: two queued, the third held.
+    await t.db.transaction((q) => listener(q, forward, block));
+    await expand();
+    expect(await rows()).toEqual(["row:0xt1:pending", "row:0xt2:pending"]);
+    expect(await held()).toEqual(["row:0xt3"]);
+
+    // The block is orphaned: the queued changes are marked, the held one dropped; the compensating
+    // changes wait behind the two queued ones (held: the webhook is at its limit).
+    await t.db.transaction(async (q) => {
+      await insertRollbackBatch(q, 5, ["0xb5"]);
+      await listener(
+        q,
+        ["2", "1"].map((id) => change(id, { op: "deleted", eventIndex: -1, reverted: true })),
+        block,
+      );
+    });
+    await expand();
+    expect(await rows()).toEqual(["row:0xt1:pending:rolled_back", "row:0xt2:pending:rolled_back"]);
+    expect(await held()).toEqual(["revert:0xt2", "revert:0xt1"]);
+
+    // Drained: the compensating changes go out, in order.
+    await deliverAll();
+    await expand();
+    expect((await rows()).slice(2)).toEqual(["revert:0xt2:pending", "revert:0xt1:pending"]);
+    expect(await held()).toEqual([]);
+
+    // The block comes back: all three changes are sent again (the two re-armed, the dropped one anew).
+    await deliverAll();
+    await t.db.transaction((q) => listener(q, forward, block));
+    await expand();
+    expect(await held()).toEqual(["row:0xt3"]); // two re-armed in place, the third waits its turn
+    await deliverAll();
+    await expand();
+    await deliverAll();
+    const forwardRows = (await rows()).filter((r) => r.startsWith("row:"));
+    expect(forwardRows.sort()).toEqual(["row:0xt1:delivered", "row:0xt2:delivered", "row:0xt3:delivered"]);
+    expect(await held()).toEqual([]);
   });
 });
