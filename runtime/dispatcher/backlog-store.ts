@@ -37,25 +37,32 @@ export async function holdShares(q: Queryable, shares: readonly HeldShare[]): Pr
 }
 
 /**
- * Each webhook's outstanding deliveries (counted up to `cap`; not counted, 0, for a webhook with
- * held shares: new rows wait behind them whatever its count) and whether shares of it are held.
+ * Each webhook's outstanding deliveries and whether shares of it are held. Webhooks with held
+ * shares are not counted (0: new rows wait behind their held ones whatever the count); the others
+ * are counted in one pass over the pending index (the held ones are the only ones whose backlog
+ * may be large, and the webhook list is probed only while anything is held at all).
  */
-export async function webhookLoads(
-  q: Queryable,
-  webhookIds: readonly string[],
-  cap: number,
-): Promise<Map<string, WebhookLoad>> {
+export async function webhookLoads(q: Queryable, webhookIds: readonly string[]): Promise<Map<string, WebhookLoad>> {
   const out = new Map<string, WebhookLoad>();
   if (!webhookIds.length) return out;
-  const { rows } = await q.query<{ id: string; held: boolean; pending: string }>(
-    `SELECT w.id, h.held,
-            CASE WHEN h.held THEN 0 ELSE (SELECT count(*) FROM (SELECT 1 FROM control.webhook_outbox o
-              WHERE o.webhook_id = w.id AND o.status = 'pending' LIMIT $2) p) END AS pending
-       FROM unnest($1::text[]) AS w(id)
-       CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM control.webhook_held x WHERE x.webhook_id = w.id) AS held) h`,
-    [webhookIds, Math.min(cap, 2 ** 31 - 1)],
+  const { rows: heldRows } = await q.query<{ id: string }>(
+    `SELECT w.id FROM unnest($1::text[]) AS w(id)
+      WHERE EXISTS (SELECT 1 FROM control.webhook_held)
+        AND EXISTS (SELECT 1 FROM control.webhook_held h WHERE h.webhook_id = w.id)`,
+    [webhookIds],
   );
-  for (const r of rows) out.set(r.id, { pending: Number(r.pending), held: r.held });
+  const held = new Set(heldRows.map((r) => r.id));
+  const counted = webhookIds.filter((id) => !held.has(id));
+  const pending = new Map<string, number>();
+  if (counted.length) {
+    const { rows } = await q.query<{ webhook_id: string; n: string }>(
+      `SELECT webhook_id, count(*) AS n FROM control.webhook_outbox
+        WHERE status = 'pending' AND webhook_id = ANY($1::text[]) GROUP BY webhook_id`,
+      [counted],
+    );
+    for (const r of rows) pending.set(r.webhook_id, Number(r.n));
+  }
+  for (const id of webhookIds) out.set(id, { pending: pending.get(id) ?? 0, held: held.has(id) });
   return out;
 }
 
