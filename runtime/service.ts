@@ -163,7 +163,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       webhooks: webhooks.service,
       status: {
         isReady: () => ready,
-        getStatus: async () => ({ status: ready ? "ok" : "starting", ...(await readIngestStatus(db, processor)) }),
+        getStatus: async () => ({
+          status: ready ? "ok" : "starting",
+          ...(await readIngestStatus(db, processor)),
+          webhooks: await webhooks.service.backlogTotals(),
+        }),
       },
       metrics,
       observer: metrics.api,

@@ -30,7 +30,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** WEBHOOK_MAX_COUNT: webhooks the instance accepts (creating one more is 409 WEBHOOK_LIMIT_REACHED). */
   webhookMaxCount: number;
-  /** WEBHOOK_MAX_PENDING: outstanding deliveries per webhook a replay may bring it to (else 429 WEBHOOK_BACKLOG_FULL). */
+  /** WEBHOOK_MAX_PENDING: outstanding deliveries per webhook; live ones beyond it are held, a replay at it is 429 WEBHOOK_BACKLOG_FULL. */
   webhookMaxPending: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   logFormat: "json" | "pretty";

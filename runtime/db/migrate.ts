@@ -14,6 +14,7 @@ import * as subgraphRevertCoverage from "./migrations/0009-subgraph-revert-cover
 import * as archive from "./migrations/0010-archive.js";
 import * as archiveRestoreId from "./migrations/0011-archive-restore-id.js";
 import * as webhookBatches from "./migrations/0012-webhook-batches.js";
+import * as webhookHeld from "./migrations/0013-webhook-held.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -35,6 +36,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 10, name: archive.name, sql: archive.sql },
   { version: 11, name: archiveRestoreId.name, sql: archiveRestoreId.sql },
   { version: 12, name: webhookBatches.name, sql: webhookBatches.sql },
+  { version: 13, name: webhookHeld.name, sql: webhookHeld.sql },
 ];
 
 /** Where a set of migrations records what it applied, and the lock that serialises it. */

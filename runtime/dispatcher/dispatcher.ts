@@ -65,6 +65,8 @@ export interface DispatcherOptions {
   expandRows?: number;
   /** Hears each finished attempt of the delivery loop (metrics); test deliveries are not reported. */
   onAttempt?: (result: AttemptResult) => void;
+  /** WEBHOOK_MAX_PENDING: a webhook's outstanding deliveries beyond which its new ones are held. */
+  maxPending?: number;
 }
 
 export interface Dispatcher {
@@ -107,6 +109,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const flushIntervalMs = options.flushIntervalMs ?? 5;
   const post = options.post ?? postDelivery;
   const expandRows = options.expandRows ?? 5000;
+  const maxPending = options.maxPending ?? Number.POSITIVE_INFINITY;
+  /** Webhooks with held shares at the last expansion: their finished deliveries wake the expander. */
+  let throttled = new Set<string>();
   const workerToken = `wrk_${randomBytes(6).toString("hex")}`;
   let claimSeq = 0;
 
@@ -440,10 +445,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       .then(() => {
         // Finished rows may unblock a fence (or the rows behind one): look again at once.
         marks++;
+        let madeRoom = false;
         for (const r of batch) {
           const e = endpoints.get(r.webhookId);
           if (e) e.backlog = true;
+          if (r.next.status !== "pending" && throttled.has(r.webhookId)) madeRoom = true;
         }
+        // A throttled webhook has room again: its held shares go out.
+        if (madeRoom && running) wakeExpanderForRoom();
         if (running) wake(false);
       })
       .catch((err) => {
@@ -468,7 +477,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       let busy = false;
       try {
         expandWanted = false;
-        const r = await expandBatches(db, expandRows);
+        const r = await expandBatches(db, expandRows, maxPending);
+        if (!r.busy) throttled = r.throttled;
         if (r.rows) wake();
         more = r.more;
         busy = r.busy;
@@ -496,6 +506,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function wakeExpander(): void {
     expandWanted = true;
     expandWake?.();
+  }
+
+  /** Finished deliveries of throttled webhooks wake the expander at most every 50 ms (each wake counts their backlogs). */
+  let roomTimer: NodeJS.Timeout | null = null;
+  function wakeExpanderForRoom(): void {
+    if (roomTimer) return;
+    roomTimer = setTimeout(() => {
+      roomTimer = null;
+      if (running) wakeExpander();
+    }, 50);
   }
 
   async function waitForWake(ms: number): Promise<boolean> {
@@ -556,6 +576,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     async stop(graceMs = 5000) {
       running = false;
+      if (roomTimer) clearTimeout(roomTimer);
+      roomTimer = null;
       wakeUp?.();
       expandWake?.();
       await loopDone;
@@ -579,7 +601,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     async runOnce() {
       for (;;) {
-        const r = await expandBatches(db, expandRows);
+        const r = await expandBatches(db, expandRows, maxPending);
+        if (!r.busy) throttled = r.throttled;
         if (!r.more || r.busy) break;
       }
       await refresh();

@@ -77,6 +77,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     signer: deps.signer,
     secrets,
     allowPrivate: config.webhookAllowPrivate,
+    maxPending: config.webhookMaxPending,
     ...deps.dispatcher,
   });
   const findSubgraph = (name: string) => deps.subgraphs().find((s) => s.name === name);

@@ -7,6 +7,7 @@ import { readTip } from "../chain/tip.js";
 import type { Db } from "../db/types.js";
 import { conflict, ServiceError } from "../internal/errors.js";
 import type { SubgraphModule } from "../subgraphs/types.js";
+import { type BacklogTotals, readBacklogTotals, readWebhookBacklog, type WebhookBacklog } from "./backlog-store.js";
 import { buildTestData, TEST_TYPE } from "./chain-payload.js";
 import type { Dispatcher } from "./dispatcher.js";
 import {
@@ -41,6 +42,7 @@ import {
   type WebhookRow,
 } from "./webhook-store.js";
 
+export type { BacklogTotals, WebhookBacklog } from "./backlog-store.js";
 export type { AttemptLogRow, DeadLetterRow, PageRequest } from "./outbox-store.js";
 export type { ReplayRange, ReplayResult } from "./replay.js";
 export type { WebhookKind, WebhookPatch, WebhookRow } from "./webhook-store.js";
@@ -70,6 +72,10 @@ export interface WebhookManagement {
   replay(webhook: WebhookRow, body: unknown): Promise<{ range: ReplayRange; result: ReplayResult }>;
   /** The API's view of a webhook (never a secret). */
   record(webhook: WebhookRow): Record<string, unknown>;
+  /** A webhook's outstanding deliveries: pending in the outbox, held by WEBHOOK_MAX_PENDING, the oldest one's age. */
+  backlog(webhookId: string): Promise<WebhookBacklog>;
+  /** Every webhook's backlog together, and the batches not yet expanded (GET /status). */
+  backlogTotals(): Promise<BacklogTotals>;
 }
 
 export interface ManagementDeps {
@@ -197,5 +203,7 @@ export function createWebhookManagement(deps: ManagementDeps): WebhookManagement
     },
 
     record: (webhook) => toWebhookRecord(webhook, { cooldownMs: dispatcher.breakerPolicy.cooldownMs, nowMs: now() }),
+    backlog: (webhookId) => readWebhookBacklog(db, webhookId),
+    backlogTotals: () => readBacklogTotals(db),
   };
 }

@@ -270,7 +270,9 @@ export async function completeAttempts(q: Queryable, results: readonly AttemptRe
         finished_at = CASE WHEN r.status = 'pending' THEN NULL ELSE r.finished END
        FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[],
                    $8::text[]) AS r(id, status, attempt, next_at, code, err, finished, token)
-      WHERE o.id = ANY($1::bigint[]) AND o.id = r.id AND o.lease_token = r.token AND o.status = 'pending'
+      -- joined on r.id alone: one primary-key probe per result (an added o.id = ANY($1) makes the
+      -- prepared statement's generic plan rescan the whole list for every row it finds)
+      WHERE o.id = r.id AND o.lease_token = r.token AND o.status = 'pending'
      RETURNING o.id`,
     [
       results.map((r) => r.outboxId),
@@ -318,7 +320,7 @@ export async function releaseRows(q: Queryable, rows: readonly Pick<ClaimedRow, 
   await q.query(
     `UPDATE control.webhook_outbox o SET leased_until = NULL, lease_token = NULL
        FROM unnest($1::bigint[], $2::text[]) AS r(id, token)
-      WHERE o.id = ANY($1::bigint[]) AND o.id = r.id AND o.lease_token = r.token AND o.status = 'pending'`,
+      WHERE o.id = r.id AND o.lease_token = r.token AND o.status = 'pending'`,
     [rows.map((r) => r.id), rows.map((r) => r.leaseToken)],
   );
 }

@@ -131,10 +131,12 @@ export const listWebhooks: WebhooksHandler = async (req, res, ctx) => {
   res.json({ webhooks: rows.map((w) => svc.record(w)) });
 };
 
-/** GET /api/webhooks/:webhook */
+/** GET /api/webhooks/:webhook — the webhook and its backlog (outstanding and held deliveries). */
 export const getWebhook: WebhooksHandler = async (req, res, ctx) => {
   rejectUnknownParams(req.query, []);
-  res.json(service(ctx).record(await loadWebhook(req, ctx)));
+  const svc = service(ctx);
+  const webhook = await loadWebhook(req, ctx);
+  res.json({ ...svc.record(webhook), backlog: await svc.backlog(webhook.id) });
 };
 
 /** PATCH /api/webhooks/:webhook — url, format, filter, limits, triggers, name. */
