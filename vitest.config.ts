@@ -18,6 +18,9 @@ const PG_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:
  * Vitest orders by the durations of the last run when it has them; a fresh checkout has none.
  */
 const LONG_FILES = [
+  // The longest two: several minutes of CPU each on PGlite (service processes killed and restarted).
+  "test/integration/dispatcher/scale-crash.test.ts",
+  "test/integration/archive/crash.test.ts",
   "test/generator/added-spec.test.ts",
   "test/integration/service-process.test.ts",
   "test/integration/api/events/index-streams.test.ts",

@@ -13,6 +13,7 @@ import { expectedChain } from "../support/chain-model.js";
 import { startServiceProcess } from "../support/cli.js";
 import { TEST_DB_KIND, createPgDatabase } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
+import { seedPgliteDataDir } from "../support/pglite-snapshot.js";
 import { postObserver, waitFor } from "../support/service.js";
 
 const requests = () =>
@@ -32,7 +33,9 @@ describe.skipIf(!hasFixtures)("the service process", () => {
       cleanups.push(created.drop);
       return { env: { DATABASE_URL: created.url }, open: () => createPostgresDb(created.url, 2) };
     }
+    // Starts from a migrated database: what is under test is the restart, not the first start.
     const dataDir = path.join(root, name);
+    await seedPgliteDataDir(dataDir);
     return { env: { DATA_DIR: dataDir }, open: () => createPgliteDb(path.join(dataDir, "pgdata")) };
   }
 

@@ -18,6 +18,7 @@ import { simulateChain } from "../../../runtime/simulator/index.js";
 import { dumpChainTables, dumpSubgraphSchemas } from "../../support/archive.js";
 import { runCli, spawnCli } from "../../support/cli.js";
 import { TEST_DB_KIND, createPgDatabase, createTestDb } from "../../support/db.js";
+import { seedPgliteDataDir } from "../../support/pglite-snapshot.js";
 import { postObserver, startTestService } from "../../support/service.js";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 100_000);
@@ -39,6 +40,9 @@ async function newTarget(root: string, name: string): Promise<Target> {
       cleanup: created.drop,
     };
   }
+  // Starts from a migrated database: the kills come after the downloads, when the database is open
+  // and migrated anyway.
+  await seedPgliteDataDir(dataDir);
   return {
     env: { DATA_DIR: dataDir },
     open: () => createPgliteDb(path.join(dataDir, "pgdata")),

@@ -14,6 +14,7 @@ import { expectedChain } from "../../support/chain-model.js";
 import { runCli } from "../../support/cli.js";
 import { TEST_DB_KIND, type TestDb, createPgDatabase, createTestDb } from "../../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../../support/fixtures.js";
+import { seedPgliteDataDir } from "../../support/pglite-snapshot.js";
 
 const apiDir = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
 const files = hasFixtures
@@ -137,6 +138,8 @@ describe("sluice import: bad input", () => {
   it("a line without four columns fails with file:line and the expected format, no stack trace", async () => {
     const file = path.join(dir, "bad.tsv");
     fs.writeFileSync(file, "1\t2021-01-01\t/new_block\n");
+    // The file is read once the database is open: a migrated one spares this test an initdb.
+    await seedPgliteDataDir(path.join(dir, "data2"));
     const res = await runCli(["import", "--quiet", file], { DATA_DIR: path.join(dir, "data2") });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/bad\.tsv:1: expected 4 tab-separated columns/);
@@ -169,7 +172,8 @@ describe.skipIf(!hasFixtures)("sluice import: what it prints", () => {
     expect(events).toBeGreaterThan(0);
 
     let env: Record<string, string> = { DATA_DIR: path.join(dir, "data") };
-    if (TEST_DB_KIND === "postgres") {
+    if (TEST_DB_KIND === "pglite") await seedPgliteDataDir(env.DATA_DIR);
+    else {
       const created = await createPgDatabase();
       drops.push(created.drop);
       env = { DATABASE_URL: created.url };

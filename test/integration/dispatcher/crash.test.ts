@@ -15,6 +15,7 @@ import { startServiceProcess } from "../../support/cli.js";
 import { createPgliteDb } from "../../../runtime/db/pglite.js";
 import { createPostgresDb } from "../../../runtime/db/postgres.js";
 import { TEST_DB_KIND, createPgDatabase } from "../../support/db.js";
+import { seedPgliteDataDir } from "../../support/pglite-snapshot.js";
 import { startReceiver } from "../../support/receiver.js";
 import { postObserver, waitFor } from "../../support/service.js";
 import { webhookClient } from "../../support/webhooks.js";
@@ -45,6 +46,8 @@ describe("a dispatcher killed with kill -9 mid-batch", () => {
       env.DATABASE_URL = created.url;
     } else {
       env.DATA_DIR = path.join(root, "data");
+      // Starts from a migrated database: the first start's initdb is not what is under test.
+      await seedPgliteDataDir(env.DATA_DIR);
     }
     // Slow enough that a batch is in flight when the process dies.
     const receiver = await startReceiver({ delayMs: 10 });
