@@ -2,23 +2,12 @@
  * Chain: the Index (events by height range) and Streams (events by type, contract, address,
  * asset) lists with their filters and keyset paging, and a transaction view with its events.
  */
+// The service's own list (pure data, bundled with the page).
+import { EVENT_TYPES } from "../../../runtime/chain/types.js";
 import { api } from "../api.js";
 import { callLine } from "../call-line.js";
 import { errorLine, fmt, h, replace, table } from "../dom.js";
 
-const EVENT_TYPES = [
-  "stx_transfer",
-  "stx_mint",
-  "stx_burn",
-  "stx_lock",
-  "ft_transfer",
-  "ft_mint",
-  "ft_burn",
-  "nft_transfer",
-  "nft_mint",
-  "nft_burn",
-  "print",
-];
 const COLUMNS = [
   "cursor",
   "event_type",
