@@ -9,7 +9,14 @@ export interface IngestStatus {
     burn_block_height: number | null;
     finalized_height: number | null;
   };
-  lag: { seconds_since_last_block: number | null; journal_backlog: number; last_error: string | null };
+  lag: {
+    seconds_since_last_block: number | null;
+    /** Burn blocks seen past the tip's own burn block: how far the Stacks chain trails the burn
+     * chain as the node reported it (null before the first block). */
+    burn_blocks: number | null;
+    journal_backlog: number;
+    last_error: string | null;
+  };
   counts: {
     blocks: number;
     canonical_transactions: number;
@@ -30,10 +37,13 @@ export interface ProcessorState {
 
 export async function readIngestStatus(q: Queryable, processor?: ProcessorState): Promise<IngestStatus> {
   const tip = await readTip(q);
-  const { rows } = await q.query<{ malformed: string; pending: string }>(
+  const { rows } = await q.query<{ malformed: string; pending: string; tip_burn: string | number | null }>(
     `SELECT (SELECT count(*) FROM control.journal WHERE state = 'malformed') AS malformed,
-            (SELECT count(*) FROM control.journal WHERE state = 'pending') AS pending`,
+            (SELECT count(*) FROM control.journal WHERE state = 'pending') AS pending,
+            (SELECT burn_block_height FROM chain.blocks WHERE index_block_hash = $1) AS tip_burn`,
+    [tip.indexBlockHash],
   );
+  const tipBurn = rows[0].tip_burn === null ? null : Number(rows[0].tip_burn);
   return {
     tip: {
       block_height: tip.blockHeight,
@@ -45,6 +55,7 @@ export async function readIngestStatus(q: Queryable, processor?: ProcessorState)
       seconds_since_last_block: tip.lastBlockAt
         ? Math.max(0, Math.round((Date.now() - tip.lastBlockAt.getTime()) / 1000))
         : null,
+      burn_blocks: tipBurn === null || tip.burnBlockHeight === null ? null : Math.max(0, tip.burnBlockHeight - tipBurn),
       journal_backlog: processor?.backlog ?? 0,
       last_error: processor?.lastError ?? null,
     },

@@ -115,6 +115,8 @@ export interface FinalityStep {
   finalizedHeight: number | null;
   /** Reorgs so far that orphaned a height once reported final. */
   reorgsBelowFinality: number;
+  /** The highest burn height seen (burn blocks and blocks) minus the tip block's; null before a block. */
+  burnLag: number | null;
 }
 
 export interface ExpectedFinality {
@@ -140,6 +142,7 @@ export function expectedFinality(requests: RawRequest[], confirmations: number):
   let finalized: number | null = null;
   let highWater: number | null = null;
   let belowCount = 0;
+  let burnTip: number | null = null;
   const ancestry = (b: RawBlock | null) => {
     const out = new Set<string>();
     for (let x = b; x; x = seen.get(x.parent_index_block_hash)) out.add(x.index_block_hash);
@@ -147,6 +150,10 @@ export function expectedFinality(requests: RawRequest[], confirmations: number):
   };
   for (const r of requests) {
     let reorgedBelow = false;
+    if (r.path === "/new_block" || r.path === "/new_burn_block") {
+      const burn = JSON.parse(r.body).burn_block_height;
+      if (typeof burn === "number") burnTip = Math.max(burnTip ?? burn, burn);
+    }
     if (r.path === "/new_block") {
       const b = JSON.parse(r.body);
       if (!seen.has(b.index_block_hash)) {
@@ -201,7 +208,8 @@ export function expectedFinality(requests: RawRequest[], confirmations: number):
       }
     }
     highWater = reorgedBelow ? finalized : finalized === null ? highWater : Math.max(highWater ?? finalized, finalized);
-    steps.push({ finalizedHeight: finalized, reorgsBelowFinality: belowCount });
+    const burnLag = tip === null || burnTip === null ? null : Math.max(0, burnTip - tip.burn_block_height);
+    steps.push({ finalizedHeight: finalized, reorgsBelowFinality: belowCount, burnLag });
   }
   return { steps, reorgs };
 }

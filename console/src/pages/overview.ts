@@ -14,7 +14,12 @@ interface Status {
     burn_block_height: number | null;
     finalized_height: number | null;
   };
-  lag: { seconds_since_last_block: number | null; journal_backlog: number; last_error: string | null };
+  lag: {
+    seconds_since_last_block: number | null;
+    burn_blocks: number | null;
+    journal_backlog: number;
+    last_error: string | null;
+  };
   counts: Record<string, number>;
 }
 
@@ -66,7 +71,8 @@ export async function renderOverview(root: HTMLElement, _args: string[], signal:
       figures,
       figure("Tip height", "tip.block_height", s.tip.block_height),
       figure("Finalized height", "tip.finalized_height", s.tip.finalized_height),
-      figure("Burn block of the tip", "tip.burn_block_height", s.tip.burn_block_height),
+      figure("Burn chain tip seen", "tip.burn_block_height", s.tip.burn_block_height),
+      figure("Lag behind the burn chain (blocks)", "lag.burn_blocks", s.lag.burn_blocks),
       figure("Seconds since last block", "lag.seconds_since_last_block", s.lag.seconds_since_last_block),
       figure("Blocks/s (last minute)", "blocks_per_second", blocksPerSecond()),
       figure("Journal backlog", "lag.journal_backlog", s.lag.journal_backlog),

@@ -51,6 +51,7 @@ async function service(confirmations: number, logged: Record<string, unknown>[])
 
 interface Status {
   tip: { finalized_height: number | null };
+  lag: { burn_blocks: number | null };
   counts: { reorgs: number; reorgs_below_finality: number };
 }
 
@@ -87,11 +88,16 @@ describe.skipIf(!hasFixtures)("mainnet-reorg-scenario1 replayed request by reque
           await s.idle();
           const now = await status(s);
           expect(
-            { finalized_height: now.tip.finalized_height, reorgs_below_finality: now.counts.reorgs_below_finality },
+            {
+              finalized_height: now.tip.finalized_height,
+              reorgs_below_finality: now.counts.reorgs_below_finality,
+              burn_blocks: now.lag.burn_blocks,
+            },
             `after request ${i + 1} (${r.path})`,
           ).toEqual({
             finalized_height: model.steps[i].finalizedHeight,
             reorgs_below_finality: model.steps[i].reorgsBelowFinality,
+            burn_blocks: model.steps[i].burnLag,
           });
           if (now.tip.finalized_height === null) continue;
           for (const [h, hash] of await canonicalAtOrBelow(now.tip.finalized_height)) {

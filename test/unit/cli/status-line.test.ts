@@ -10,7 +10,7 @@ const status = (
   lastError: string | null = null,
 ): IngestStatus => ({
   tip: { block_height: blocks, index_block_hash: "0xabc", burn_block_height: 100, finalized_height: blocks - 3 },
-  lag: { seconds_since_last_block: 1, journal_backlog: 0, last_error: lastError },
+  lag: { seconds_since_last_block: 1, burn_blocks: 0, journal_backlog: 0, last_error: lastError },
   counts: {
     blocks,
     canonical_transactions: 0,
