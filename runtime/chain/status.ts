@@ -55,7 +55,7 @@ export async function readIngestStatus(q: Queryable, processor?: ProcessorState)
       seconds_since_last_block: tip.lastBlockAt
         ? Math.max(0, Math.round((Date.now() - tip.lastBlockAt.getTime()) / 1000))
         : null,
-      burn_blocks: tipBurn === null || tip.burnBlockHeight === null ? null : Math.max(0, tip.burnBlockHeight - tipBurn),
+      burn_blocks: burnLagBlocks(tip.burnBlockHeight, tipBurn),
       journal_backlog: processor?.backlog ?? 0,
       last_error: processor?.lastError ?? null,
     },
@@ -69,6 +69,14 @@ export async function readIngestStatus(q: Queryable, processor?: ProcessorState)
       journal_pending: Number(rows[0].pending),
     },
   };
+}
+
+/**
+ * Burn blocks seen past the tip block's own burn block: how far the Stacks chain trails the burn
+ * chain as the node reported it (null before the first block).
+ */
+export function burnLagBlocks(burnTip: number | null, tipBurnHeight: number | null): number | null {
+  return burnTip === null || tipBurnHeight === null ? null : Math.max(0, burnTip - tipBurnHeight);
 }
 
 /** The burn height a stored block was mined in, or null for an unknown block. */

@@ -32,8 +32,8 @@ interface PendingChange {
 }
 
 export interface TransactionTip {
-  /** The tip with the pending changes applied in memory: its block and burn heights are current,
-   * its finality fields are as last read (see `settled`). */
+  /** The tip with the pending changes applied in memory: its block and burn heights are current
+   * (what fork choice reads), its counters and finality fields are as last read (see `settled`). */
   readonly tip: ChainTip;
   /** Writes what is pending and returns the tip as stored, finality included. */
   settled(): Promise<ChainTip>;
@@ -129,9 +129,6 @@ export async function lockTransactionTip(
         ...tip,
         indexBlockHash: change.tip.indexBlockHash,
         blockHeight: change.tip.height,
-        blocksIngested: tip.blocksIngested + 1,
-        canonicalTxs: tip.canonicalTxs + change.txDelta,
-        canonicalEvents: tip.canonicalEvents + change.eventDelta,
         contestedFromHeight: null,
       };
     },

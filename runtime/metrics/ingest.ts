@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { IngestOutcome } from "../chain/hooks.js";
-import { readBlockBurnHeight } from "../chain/status.js";
+import { burnLagBlocks, readBlockBurnHeight } from "../chain/status.js";
 import { readTip } from "../chain/tip.js";
 import type { Queryable } from "../db/types.js";
 import { PREFIX } from "./registry.js";
@@ -92,7 +92,7 @@ export function createIngestMetrics(registry: Registry, sources: IngestGaugeSour
     "ingest_burn_lag_blocks",
     "Burn blocks seen past the canonical tip's own burn block (how far Stacks blocks trail the burn chain; NaN before the first block)",
     Number.NaN,
-    (t) => (t.burnTip === null || t.tipBurnHeight === null ? null : Math.max(0, t.burnTip - t.tipBurnHeight)),
+    (t) => burnLagBlocks(t.burnTip, t.tipBurnHeight),
   );
   tipGauge(
     "ingest_seconds_since_last_block",
