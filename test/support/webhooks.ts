@@ -69,10 +69,14 @@ export async function waitForExpanded(db: Db, timeoutMs = 60_000): Promise<void>
   );
 }
 
-/** No batch waits for expansion and no outbox row of the webhook (or any) is pending. */
+/**
+ * No batch waits for expansion, no share is held back by WEBHOOK_MAX_PENDING and no outbox row of
+ * the webhook (or any) is pending.
+ */
 export async function outboxDrained(db: Db, webhookId?: string): Promise<boolean> {
   const { rows } = await db.query<{ n: string }>(
     `SELECT (SELECT count(*) FROM control.webhook_batches)
+          + (SELECT count(*) FROM control.webhook_held WHERE $1::text IS NULL OR webhook_id = $1)
           + (SELECT count(*) FROM control.webhook_outbox WHERE status = 'pending' AND ($1::text IS NULL OR webhook_id = $1))
             AS n`,
     [webhookId ?? null],
