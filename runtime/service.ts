@@ -26,12 +26,15 @@ import {
 import { buildNodeReport } from "./observer/node-report.js";
 import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
+import { createExtendedApp } from "./extended/index.js";
 
 export interface Service {
   config: Readonly<Config>;
   db: Db;
   apiUrl: string;
   observerUrl: string;
+  /** The Extended view's base URL, or null when EXTENDED_PORT is unset. */
+  extendedUrl: string | null;
   shutdown: Shutdown;
   /** The subgraph engine (deploy, reindex, progress, row-change listeners). */
   subgraphs: SubgraphEngine;
@@ -88,6 +91,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       listenObserver,
     );
     shutdown.add("observer port", () => observerServer.close());
+    const extendedConfig = config.extended;
+    const extendedServer = extendedConfig
+      ? await listenOrExplain(
+          {
+            hostVariable: "EXTENDED_HOST",
+            portVariable: "EXTENDED_PORT",
+            host: extendedConfig.host,
+            port: extendedConfig.port,
+          },
+          listen,
+        )
+      : null;
+    if (extendedServer) shutdown.add("extended port", () => extendedServer.close());
 
     const db = options.db ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
     if (!options.db) shutdown.add("database", () => db.close());
@@ -175,6 +191,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
     apiServer.serve(api);
     shutdown.add("api server", () => apiServer.close());
+    if (extendedServer && extendedConfig) {
+      extendedServer.serve(
+        createExtendedApp({
+          db,
+          logger,
+          access: { publishedOnLoopback: extendedConfig.publishedOnLoopback, instanceToken: config.instanceToken },
+        }),
+      );
+      shutdown.add("extended server", () => extendedServer.close());
+    }
 
     await processor.start(); // recover what was journaled but not processed before the last stop
     await webhooks.dispatcher.start();
@@ -195,6 +221,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       msg: "sluice started",
       api: apiServer.url,
       observer: observerServer.url,
+      extended: extendedServer?.url ?? null,
       network: config.network,
       database: db.kind,
     });
@@ -204,6 +231,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       db,
       apiUrl: apiServer.url,
       observerUrl: observerServer.url,
+      extendedUrl: extendedServer?.url ?? null,
       shutdown,
       subgraphs,
       webhooks,

@@ -5,12 +5,14 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { BlockRef } from "./fork-choice.js";
+import { stxBalanceChangeColumns, stxBalanceChanges } from "./stx-balance-changes.js";
 import type {
   ClarityJson,
   DecodedBlock,
   DecodedEvent,
   DecodedTx,
   EventType,
+  ExecutionCost,
   MaturedMinerReward,
   TxType,
 } from "./types.js";
@@ -33,7 +35,8 @@ const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.rep
  * The block's row, its transactions and its events in ONE statement (data-modifying CTEs): a
  * round trip to the server costs about as much as inserting a block's rows, so three became one.
  * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
- * $49 the block's matured miner rewards.
+ * $49 the block's matured miner rewards; $50–$54 its STX balance changes (stx-balance-changes.ts);
+ * $55 the transactions' execution costs.
  */
 const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
@@ -44,11 +47,16 @@ const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
       status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
       memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
-      contract_interface, vm_error)
+      contract_interface, vm_error, execution_cost)
     SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($14::int[], $15::text[], $16::text[], $17::text[],
       $18::text[], $19::text[], $20::numeric[], $21::numeric[], $22::text[], $23::text[], $24::jsonb[], $25::text[],
       $26::numeric[], $27::text[], $28::text[], $29::jsonb[], $30::text[], $31::boolean[], $32::int[], $33::text[],
-      $34::jsonb[], $35::text[]))
+      $34::jsonb[], $35::text[], $55::jsonb[])),
+  balance_rows AS (
+    INSERT INTO chain.stx_balance_changes (index_block_hash, block_height, canonical, address, received, sent,
+      fees, miner_rewards)
+    SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($50::text[], $51::numeric[], $52::numeric[],
+      $53::numeric[], $54::numeric[]))
   INSERT INTO chain.events (index_block_hash, block_height, canonical, event_index, tx_id, tx_index,
     node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount,
     topic, payload)
@@ -62,6 +70,8 @@ export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonic
     ...txColumns(block.txs),
     ...eventColumns(block.events),
     json(block.maturedMinerRewards),
+    ...stxBalanceChangeColumns(stxBalanceChanges(block)),
+    block.txs.map((x) => json(x.executionCost ?? null)),
   ]);
 }
 
@@ -132,7 +142,7 @@ function eventColumns(e: readonly DecodedEvent[]): unknown[][] {
 
 /** Flips the canonical flag of a block and all its rows. */
 export async function setCanonical(q: Queryable, indexBlockHash: string, canonical: boolean): Promise<void> {
-  for (const table of ["chain.blocks", "chain.transactions", "chain.events"]) {
+  for (const table of ["chain.blocks", "chain.transactions", "chain.events", "chain.stx_balance_changes"]) {
     await q.query(`UPDATE ${table} SET canonical = $2 WHERE index_block_hash = $1`, [indexBlockHash, canonical]);
   }
 }
@@ -257,6 +267,7 @@ export function rowToTx(r: Row): DecodedTx {
     microblockHash: str(r.microblock_hash),
     contractInterface: r.contract_interface ?? null,
     vmError: str(r.vm_error),
+    executionCost: (r.execution_cost as ExecutionCost | null | undefined) ?? null,
   };
 }
 

@@ -64,6 +64,17 @@ export interface DecodedTx {
   /** `contract_interface ?? contract_abi` of a deploy, as sent by the node. */
   contractInterface: unknown | null;
   vmError: string | null;
+  /** The receipt's `execution_cost` (runtime, reads, writes) as the node sends it; null when absent. */
+  executionCost?: ExecutionCost | null;
+}
+
+/** A transaction's execution cost, under the node's field names. */
+export interface ExecutionCost {
+  read_count: number;
+  read_length: number;
+  runtime: number;
+  write_count: number;
+  write_length: number;
 }
 
 /** One event, with its decoded payload. The payload's keys are the Streams API `payload`. */

@@ -50,6 +50,17 @@ export interface Config {
   webhookSecretKey: string | null;
   /** STACKS_NODE_RPC_URL: the stacks-node's RPC (http(s)://host:20443), read by GET /api/node; null when unset. */
   stacksNodeRpcUrl: string | null;
+  /** The Extended view's port (EXTENDED_PORT, EXTENDED_HOST, EXTENDED_PUBLISH_ADDR); null when off. */
+  extended: ExtendedConfig | null;
+}
+
+/** Where the Extended view (docs/extended.md) listens and how it is published. */
+export interface ExtendedConfig {
+  host: string;
+  port: number;
+  /** Decides its loopback rule as API_PUBLISH_ADDR does the API's (SPEC.md Authentication 3). */
+  publishAddr: { host: string; port: number };
+  publishedOnLoopback: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -178,6 +189,30 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
 
   const stacksNodeRpcUrl = httpUrl("STACKS_NODE_RPC_URL", env.STACKS_NODE_RPC_URL, problems);
 
+  // The Extended view: off unless EXTENDED_PORT is set; its own listen and publish addresses, the
+  // same token rule as the API (a port reachable past loopback needs INSTANCE_TOKEN).
+  let extended: ExtendedConfig | null = null;
+  if (env.EXTENDED_PORT !== undefined && env.EXTENDED_PORT !== "") {
+    const extPort = port("EXTENDED_PORT", 3999);
+    const extHost = str("EXTENDED_HOST", apiHost);
+    let publishAddr = { host: extHost, port: extPort };
+    const extPublishRaw = env.EXTENDED_PUBLISH_ADDR;
+    if (extPublishRaw !== undefined && extPublishRaw !== "") {
+      const parsed = parseHostPort(extPublishRaw);
+      if (parsed) publishAddr = parsed;
+      else
+        problems.push(`EXTENDED_PUBLISH_ADDR=${JSON.stringify(extPublishRaw)} is not host:port (e.g. 127.0.0.1:3999)`);
+    }
+    const extLoopback = isLoopbackHost(publishAddr.host);
+    if (!instanceToken && (!extLoopback || !isLoopbackHost(extHost))) {
+      problems.push(
+        `the Extended view is reachable past loopback (EXTENDED_HOST=${extHost}, EXTENDED_PUBLISH_ADDR=${publishAddr.host}:${publishAddr.port}) ` +
+          "but INSTANCE_TOKEN is not set: set INSTANCE_TOKEN or bind to 127.0.0.1",
+      );
+    }
+    extended = { host: extHost, port: extPort, publishAddr, publishedOnLoopback: extLoopback };
+  }
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     apiHost,
@@ -203,6 +238,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     signingKeySeed,
     webhookSecretKey,
     stacksNodeRpcUrl,
+    extended,
   });
 }
 

@@ -15,6 +15,7 @@ import * as archive from "./migrations/0010-archive.js";
 import * as archiveRestoreId from "./migrations/0011-archive-restore-id.js";
 import * as webhookBatches from "./migrations/0012-webhook-batches.js";
 import * as webhookHeld from "./migrations/0013-webhook-held.js";
+import * as extended from "./migrations/0014-extended.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -37,6 +38,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 11, name: archiveRestoreId.name, sql: archiveRestoreId.sql },
   { version: 12, name: webhookBatches.name, sql: webhookBatches.sql },
   { version: 13, name: webhookHeld.name, sql: webhookHeld.sql },
+  { version: 14, name: extended.name, sql: extended.sql },
 ];
 
 /** Where a set of migrations records what it applied, and the lock that serialises it. */

@@ -14,7 +14,7 @@ import {
   deserializeTransaction,
   serializeCV,
 } from "@stacks/transactions";
-import type { DecodedEvent, DecodedTx, TxType } from "../types.js";
+import type { DecodedEvent, DecodedTx, ExecutionCost, TxType } from "../types.js";
 import { decodeClarityHex } from "./clarity-json.js";
 import { clarityValueEnd } from "./clarity-wire.js";
 import { isRecord, type JsonObject, malformed, requireHash, requireIndex, requireString } from "./fields.js";
@@ -78,6 +78,7 @@ export function decodeTx(raw: unknown, path: string, firstEvent?: DecodedEvent |
     microblockHash,
     contractInterface,
     vmError,
+    executionCost: executionCost(raw.execution_cost),
   };
 
   if (rawTx === BURNCHAIN_OP_RAW_TX) {
@@ -281,6 +282,25 @@ function optionalIndex(raw: JsonObject, key: string, at: string): number | null 
     throw malformed(`${at}${key}`, "must be a non-negative integer or null", v);
   }
   return v;
+}
+
+const COST_FIELDS = ["read_count", "read_length", "runtime", "write_count", "write_length"] as const;
+
+/** The receipt's execution cost when every field is a non-negative integer; otherwise null (it
+ * is informational: a block is never refused for it). */
+function executionCost(v: unknown): ExecutionCost | null {
+  if (!isRecord(v)) return null;
+  for (const k of COST_FIELDS) {
+    const n = v[k];
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) return null;
+  }
+  return {
+    read_count: v.read_count as number,
+    read_length: v.read_length as number,
+    runtime: v.runtime as number,
+    write_count: v.write_count as number,
+    write_length: v.write_length as number,
+  };
 }
 
 function optionalString(raw: JsonObject, key: string, at: string): string | null {

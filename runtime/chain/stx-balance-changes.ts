@@ -1,0 +1,142 @@
+/**
+ * chain.stx_balance_changes (migration 0014-extended): each block's net STX movement per address — µSTX
+ * received (transfers in, mints), sent (transfers out, burns), fees paid and miner rewards
+ * credited — so an account's balance is one indexed sum over canonical rows (the Extended view's
+ * `/extended/v1/address/:principal/stx`, docs/extended.md). Rows carry the block's canonical
+ * flag like every chain table: a reorg flips them with the block (block-store.ts setCanonical).
+ *
+ * Two derivations of the same rule: `stxBalanceChanges` (pure, from a decoded block, written with
+ * the block's rows in one statement) and `REBUILD_SQL` (from the stored chain tables, for blocks
+ * stored before the table existed and ranges an archive restore replaced).
+ */
+import type { Queryable } from "../db/types.js";
+import type { DecodedBlock } from "./types.js";
+
+/** One address's STX movement in one block, µSTX as decimal strings. */
+export interface StxBalanceChange {
+  address: string;
+  received: string;
+  sent: string;
+  fees: string;
+  minerRewards: string;
+}
+
+interface Totals {
+  received: bigint;
+  sent: bigint;
+  fees: bigint;
+  minerRewards: bigint;
+}
+
+/**
+ * The block's changes, one per address, in first-seen order. Only committed events move STX (a
+ * failed transaction's events never happened); every transaction's fee is paid by its sponsor,
+ * else its sender, whatever its status. A matured miner reward credits its recipient with the
+ * coinbase and every fee share.
+ */
+export function stxBalanceChanges(block: DecodedBlock): StxBalanceChange[] {
+  const totals = new Map<string, Totals>();
+  const of = (address: string) => {
+    let t = totals.get(address);
+    if (!t) {
+      t = { received: 0n, sent: 0n, fees: 0n, minerRewards: 0n };
+      totals.set(address, t);
+    }
+    return t;
+  };
+  for (const tx of block.txs) {
+    const payer = tx.sponsor ?? tx.sender;
+    if (payer !== null && tx.fee !== null && tx.fee !== "0") of(payer).fees += BigInt(tx.fee);
+  }
+  for (const e of block.events) {
+    if (!e.committed || e.amount === null) continue;
+    const amount = BigInt(e.amount);
+    if ((e.type === "stx_transfer" || e.type === "stx_burn") && e.sender !== null) of(e.sender).sent += amount;
+    if ((e.type === "stx_transfer" || e.type === "stx_mint") && e.recipient !== null)
+      of(e.recipient).received += amount;
+  }
+  for (const r of block.maturedMinerRewards) {
+    of(r.recipient).minerRewards +=
+      BigInt(r.coinbase_amount) +
+      BigInt(r.tx_fees_anchored) +
+      BigInt(r.tx_fees_streamed_confirmed) +
+      BigInt(r.tx_fees_streamed_produced);
+  }
+  return [...totals].map(([address, t]) => ({
+    address,
+    received: t.received.toString(),
+    sent: t.sent.toString(),
+    fees: t.fees.toString(),
+    minerRewards: t.minerRewards.toString(),
+  }));
+}
+
+/** Column arrays for unnest (address, received, sent, fees, miner_rewards). */
+export function stxBalanceChangeColumns(changes: readonly StxBalanceChange[]): unknown[][] {
+  return [
+    changes.map((c) => c.address),
+    changes.map((c) => c.received),
+    changes.map((c) => c.sent),
+    changes.map((c) => c.fees),
+    changes.map((c) => c.minerRewards),
+  ];
+}
+
+/**
+ * The same rule over stored rows of the blocks with heights in [$1, $2] (all of them, canonical
+ * or not, each row keeping its block's flag). Kept in step with `stxBalanceChanges`; a storage
+ * test checks both give the same rows.
+ */
+export const REBUILD_SQL = `INSERT INTO chain.stx_balance_changes
+    (index_block_hash, address, block_height, canonical, received, sent, fees, miner_rewards)
+  SELECT d.index_block_hash, d.address, b.block_height, b.canonical,
+         sum(d.received), sum(d.sent), sum(d.fees), sum(d.miner_rewards)
+    FROM (
+      SELECT index_block_hash, recipient AS address, amount AS received, 0 AS sent, 0 AS fees, 0 AS miner_rewards
+        FROM chain.events
+       WHERE block_height BETWEEN $1 AND $2 AND committed AND event_type IN ('stx_transfer', 'stx_mint')
+         AND recipient IS NOT NULL AND amount IS NOT NULL
+      UNION ALL
+      SELECT index_block_hash, sender, 0, amount, 0, 0
+        FROM chain.events
+       WHERE block_height BETWEEN $1 AND $2 AND committed AND event_type IN ('stx_transfer', 'stx_burn')
+         AND sender IS NOT NULL AND amount IS NOT NULL
+      UNION ALL
+      SELECT index_block_hash, coalesce(sponsor, sender), 0, 0, fee, 0
+        FROM chain.transactions
+       WHERE block_height BETWEEN $1 AND $2 AND coalesce(sponsor, sender) IS NOT NULL AND fee IS NOT NULL AND fee <> 0
+      UNION ALL
+      SELECT b.index_block_hash, r->>'recipient', 0, 0, 0,
+             (r->>'coinbase_amount')::numeric + (r->>'tx_fees_anchored')::numeric
+               + (r->>'tx_fees_streamed_confirmed')::numeric + (r->>'tx_fees_streamed_produced')::numeric
+        FROM chain.blocks b, jsonb_array_elements(coalesce(b.matured_miner_rewards, '[]'::jsonb)) r
+       WHERE b.block_height BETWEEN $1 AND $2
+    ) d
+    JOIN chain.blocks b ON b.index_block_hash = d.index_block_hash
+   GROUP BY d.index_block_hash, d.address, b.block_height, b.canonical`;
+
+/** Recomputes the rows of the blocks with heights in [from, to] from the stored chain tables. */
+export async function rebuildStxBalanceChanges(q: Queryable, from: number, to: number): Promise<void> {
+  await q.query("DELETE FROM chain.stx_balance_changes WHERE block_height BETWEEN $1 AND $2", [from, to]);
+  await q.query(REBUILD_SQL, [from, to]);
+}
+
+/** An address's canonical STX totals, µSTX as decimal strings ("0" for an address never seen). */
+export interface StxTotals {
+  received: string;
+  sent: string;
+  fees: string;
+  minerRewards: string;
+}
+
+/** Sums the address's canonical rows (one index range: one row per block that moved its STX). */
+export async function readStxTotals(q: Queryable, address: string): Promise<StxTotals> {
+  const { rows } = await q.query<{ received: string; sent: string; fees: string; miner_rewards: string }>(
+    `SELECT coalesce(sum(received), 0)::text AS received, coalesce(sum(sent), 0)::text AS sent,
+            coalesce(sum(fees), 0)::text AS fees, coalesce(sum(miner_rewards), 0)::text AS miner_rewards
+       FROM chain.stx_balance_changes WHERE address = $1 AND canonical`,
+    [address],
+  );
+  const r = rows[0];
+  return { received: r.received, sent: r.sent, fees: r.fees, minerRewards: r.miner_rewards };
+}

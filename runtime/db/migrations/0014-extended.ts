@@ -1,0 +1,29 @@
+/**
+ * Per-block STX movement per address (runtime/chain/stx-balance-changes.ts), read by the Extended
+ * view's balances (docs/extended.md). Written with each block's rows and flipped with its
+ * canonical flag, like the other chain tables. Blocks stored before this migration are filled in
+ * from the chain tables here, by the same rule. Also each transaction's execution cost, which the
+ * Extended view reports per transaction and per block.
+ */
+import { REBUILD_SQL } from "../../chain/stx-balance-changes.js";
+
+export const name = "extended";
+export const sql = `
+-- The receipt's execution cost (NULL for rows stored before it was kept, and for archive restores).
+ALTER TABLE chain.transactions ADD COLUMN execution_cost jsonb;
+
+CREATE TABLE chain.stx_balance_changes (
+  index_block_hash text NOT NULL,
+  address text NOT NULL,
+  block_height integer NOT NULL,
+  canonical boolean NOT NULL,
+  received numeric NOT NULL,
+  sent numeric NOT NULL,
+  fees numeric NOT NULL,
+  miner_rewards numeric NOT NULL,
+  PRIMARY KEY (index_block_hash, address)
+);
+CREATE INDEX stx_balance_changes_address ON chain.stx_balance_changes (address) WHERE canonical;
+CREATE INDEX stx_balance_changes_height ON chain.stx_balance_changes (block_height);
+${REBUILD_SQL.replaceAll("$1", "0").replaceAll("$2", "2147483647")};
+`;

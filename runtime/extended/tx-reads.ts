@@ -1,0 +1,133 @@
+/**
+ * SQL of the Extended view's transaction reads: a transaction with what its rendering needs from
+ * its block (hashes, times, the parent's burn time) and its event count; by id, recent canonical
+ * ones, a block's, and an address's (sender, sponsor, or party to one of its committed events).
+ */
+import type { Queryable } from "../db/types.js";
+
+/** chain.transactions columns plus its block's and its event count. */
+export interface TxRow {
+  index_block_hash: string;
+  tx_index: number;
+  tx_id: string;
+  block_height: number;
+  canonical: boolean;
+  tx_type: string;
+  status: string;
+  sender: string | null;
+  sponsor: string | null;
+  nonce: string | null;
+  fee: string | null;
+  contract_id: string | null;
+  function_name: string | null;
+  recipient: string | null;
+  amount: string | null;
+  memo: string | null;
+  raw_result: string;
+  raw_tx: string;
+  burnchain_op: boolean;
+  microblock_sequence: number | null;
+  microblock_hash: string | null;
+  contract_interface: unknown;
+  execution_cost: Record<string, number> | null;
+  block_hash: string;
+  block_time: string;
+  burn_block_time: string;
+  burn_block_height: number;
+  parent_block_hash: string;
+  parent_burn_block_time: string | null;
+  event_count: string;
+}
+
+const TX_SELECT = `SELECT t.index_block_hash, t.tx_index, t.tx_id, t.block_height, t.canonical, t.tx_type, t.status,
+    t.sender, t.sponsor, t.nonce, t.fee, t.contract_id, t.function_name, t.recipient, t.amount, t.memo,
+    t.raw_result, t.raw_tx, t.burnchain_op, t.microblock_sequence, t.microblock_hash, t.contract_interface,
+    t.execution_cost, b.block_hash, b.block_time, b.burn_block_time, b.burn_block_height, b.parent_block_hash,
+    p.burn_block_time AS parent_burn_block_time,
+    (SELECT count(*) FROM chain.events e WHERE e.index_block_hash = t.index_block_hash AND e.tx_index = t.tx_index) AS event_count
+  FROM chain.transactions t
+  JOIN chain.blocks b ON b.index_block_hash = t.index_block_hash
+  LEFT JOIN chain.blocks p ON p.index_block_hash = b.parent_index_block_hash`;
+
+/** A transaction by id: its canonical copy, else the newest stored one (reported non-canonical). */
+export async function readTx(q: Queryable, txId: string): Promise<TxRow | null> {
+  const { rows } = await q.query<TxRow>(
+    `${TX_SELECT} WHERE t.tx_id = $1 ORDER BY t.canonical DESC, b.received_seq DESC LIMIT 1`,
+    [txId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Canonical transactions, newest first, and how many there are (the tip row keeps the count). */
+export async function readRecentTxs(
+  q: Queryable,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: TxRow[] }> {
+  const { rows } = await q.query<TxRow>(
+    `${TX_SELECT} WHERE t.canonical ORDER BY t.block_height DESC, t.tx_index DESC LIMIT $1 OFFSET $2`,
+    [limit, offset],
+  );
+  const count = await q.query<{ n: string }>("SELECT canonical_txs AS n FROM control.chain_tip");
+  return { total: Number(count.rows[0]?.n ?? 0), rows };
+}
+
+/** A block's transactions in block order. */
+export async function readBlockTxs(
+  q: Queryable,
+  indexBlockHash: string,
+  limit: number,
+  offset: number,
+): Promise<TxRow[]> {
+  const { rows } = await q.query<TxRow>(
+    `${TX_SELECT} WHERE t.index_block_hash = $1 ORDER BY t.tx_index LIMIT $2 OFFSET $3`,
+    [indexBlockHash, limit, offset],
+  );
+  return rows;
+}
+
+/** Keys of the canonical transactions an address took part in (Hiro's rule: sender, sponsor,
+ * token-transfer recipient, contract deployed or called, or a party to a committed event). */
+const ADDRESS_TXS = `SELECT index_block_hash, tx_index, block_height FROM chain.transactions
+     WHERE canonical AND (sender = $1 OR sponsor = $1 OR recipient = $1 OR contract_id = $1)
+   UNION
+   SELECT index_block_hash, tx_index, block_height FROM chain.events
+     WHERE canonical AND committed AND (sender = $1 OR recipient = $1)`;
+
+export async function readAddressTxs(
+  q: Queryable,
+  address: string,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: TxRow[] }> {
+  const { rows } = await q.query<TxRow>(
+    `WITH k AS (${ADDRESS_TXS}), page AS (
+       SELECT * FROM k ORDER BY block_height DESC, tx_index DESC LIMIT $2 OFFSET $3)
+     ${TX_SELECT} JOIN page ON page.index_block_hash = t.index_block_hash AND page.tx_index = t.tx_index
+     ORDER BY t.block_height DESC, t.tx_index DESC`,
+    [address, limit, offset],
+  );
+  const count = await q.query<{ n: string }>(`SELECT count(*) AS n FROM (${ADDRESS_TXS}) k`, [address]);
+  return { total: Number(count.rows[0].n), rows };
+}
+
+/** The deploy transaction of a contract: canonical first. */
+export async function readContractDeploy(q: Queryable, contractId: string): Promise<TxRow | null> {
+  const { rows } = await q.query<TxRow>(
+    `${TX_SELECT} WHERE t.contract_id = $1 AND t.tx_type IN ('smart_contract', 'versioned_smart_contract')
+      ORDER BY t.canonical DESC, b.received_seq DESC LIMIT 1`,
+    [contractId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The stored interface (ABI) of a deployed contract, for naming call arguments; null when not stored. */
+export async function readContractInterface(q: Queryable, contractId: string): Promise<unknown | null> {
+  const { rows } = await q.query<{ contract_interface: unknown }>(
+    `SELECT contract_interface FROM chain.transactions
+      WHERE contract_id = $1 AND tx_type IN ('smart_contract', 'versioned_smart_contract')
+      ORDER BY canonical DESC LIMIT 1`,
+    [contractId],
+  );
+  return rows[0]?.contract_interface ?? null;
+}
