@@ -7,9 +7,13 @@
  * reorg and at the end. HTTP shape only: PGlite (chain.stx_balance_changes on both drivers is in
  * test/integration/chain/stx-balance-changes.test.ts).
  */
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { createClient } from "@stacks/blockchain-api-client";
 import { PayloadType, deserializeTransaction } from "@stacks/transactions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createExtendedApp } from "../../runtime/extended/index.js";
+import { silentLogger } from "../../runtime/internal/logger.js";
 import type { Service } from "../../runtime/service.js";
 import { simulateChain } from "../../runtime/simulator/index.js";
 import { type RawRequest, expectedChain } from "../support/chain-model.js";
@@ -122,6 +126,28 @@ describe(`Extended view over a simulated chain (seed ${SEED})`, () => {
     });
     expectHiroShape("api/address/get-address-balances.schema.json", all);
     expect(all?.stx.balance).toBe(ledger[someone]);
+
+    // Fungible token balances of the busiest token holder, as the test computes them.
+    const holdings = expectedHoldings(canonicalBlocks(requests));
+    const ftHolders = new Map<string, number>();
+    for (const key of holdings.keys()) {
+      const [kind, , holder] = key.split("|");
+      if (kind === "ft") ftHolders.set(holder, (ftHolders.get(holder) ?? 0) + 1);
+    }
+    const [holder] = [...ftHolders].sort((a, b) => b[1] - a[1])[0];
+    const { data: tokens } = await client.GET("/extended/v1/address/{principal}/balances", {
+      params: { path: { principal: holder } },
+    });
+    expectHiroShape("api/address/get-address-balances.schema.json", tokens);
+    const expectedFt: Record<string, string> = {};
+    for (const [key, v] of holdings) {
+      const [kind, asset, h] = key.split("|");
+      if (kind === "ft" && h === holder) expectedFt[asset] = String(v);
+    }
+    const servedFt = Object.fromEntries(
+      Object.entries(tokens?.fungible_tokens ?? {}).map(([asset, b]) => [asset, (b as { balance: string }).balance]),
+    );
+    expect(servedFt).toEqual(expectedFt);
   });
 
   it("status, blocks and block transactions describe the canonical chain", async () => {
@@ -345,5 +371,36 @@ describe(`Extended view over a simulated chain (seed ${SEED})`, () => {
     expect((await get("/extended/v1/contract/ST000000000000000000002AMW42H.nothing")).body.code).toBe(
       "CONTRACT_NOT_FOUND",
     );
+  });
+
+  it("keeps /v1's access rules: free on loopback (a wrong token ignored), the token past it", async () => {
+    const wrong = await fetch(`${base}/extended`, { headers: { authorization: "Bearer wrong" } });
+    expect(wrong.status).toBe(200);
+    expect(wrong.headers.get("access-control-allow-origin")).toBe("*");
+
+    const app = createExtendedApp({
+      db: testDb.db,
+      logger: silentLogger,
+      access: { publishedOnLoopback: false, instanceToken: "s3cret" },
+    });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const path of ["/extended", "/extended/v2/blocks", "/extended/nothing-here", "/v2/info"]) {
+        for (const authorization of [undefined, "Bearer wrong"]) {
+          const res = await fetch(url + path, { headers: authorization ? { authorization } : {} });
+          expect(res.status, `${path} ${authorization}`).toBe(401);
+          expect(((await res.json()) as { code: string }).code).toBe("UNAUTHORIZED");
+          expect(res.headers.get("access-control-allow-origin")).toBeNull();
+        }
+      }
+      const client = createClient({ baseUrl: url, headers: { authorization: "Bearer s3cret" } });
+      const { data, response } = await client.GET("/extended/v2/blocks/", { params: { query: { limit: 1 } } });
+      expect(response.status).toBe(200);
+      expect(data?.total).toBe(canonicalBlocks(requests).length);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -24,6 +24,5 @@ CREATE TABLE chain.stx_balance_changes (
   PRIMARY KEY (index_block_hash, address)
 );
 CREATE INDEX stx_balance_changes_address ON chain.stx_balance_changes (address) WHERE canonical;
-CREATE INDEX stx_balance_changes_height ON chain.stx_balance_changes (block_height);
 ${REBUILD_SQL.replaceAll("$1", "0").replaceAll("$2", "2147483647")};
 `;
