@@ -12,7 +12,6 @@ import type {
   DecodedEvent,
   DecodedTx,
   EventType,
-  ExecutionCost,
   MaturedMinerReward,
   TxType,
 } from "./types.js";
@@ -36,7 +35,7 @@ const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.rep
  * round trip to the server costs about as much as inserting a block's rows, so three became one.
  * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
  * $49 the block's matured miner rewards; $50–$54 its STX balance changes (stx-balance-changes.ts);
- * $55 the transactions' execution costs.
+ * $55 the transactions' execution costs (blockExecutionCosts).
  */
 const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
@@ -47,11 +46,13 @@ const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
       status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
       memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
-      contract_interface, vm_error, execution_cost)
+      contract_interface, vm_error)
     SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($14::int[], $15::text[], $16::text[], $17::text[],
       $18::text[], $19::text[], $20::numeric[], $21::numeric[], $22::text[], $23::text[], $24::jsonb[], $25::text[],
       $26::numeric[], $27::text[], $28::text[], $29::jsonb[], $30::text[], $31::boolean[], $32::int[], $33::text[],
-      $34::jsonb[], $35::text[], $55::jsonb[])),
+      $34::jsonb[], $35::text[])),
+  cost_row AS (
+    INSERT INTO chain.block_execution_costs (index_block_hash, costs) SELECT $1::text, $55::jsonb WHERE $55::jsonb IS NOT NULL),
   balance_rows AS (
     INSERT INTO chain.stx_balance_changes (index_block_hash, block_height, canonical, address, received, sent,
       fees, miner_rewards)
@@ -71,8 +72,24 @@ export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonic
     ...eventColumns(block.events),
     json(block.maturedMinerRewards),
     ...stxBalanceChangeColumns(stxBalanceChanges(block)),
-    block.txs.map((x) => json(x.executionCost ?? null)),
+    blockExecutionCosts(block.txs),
   ]);
+}
+
+/**
+ * chain.block_execution_costs' `costs` of a block: per transaction (by tx_index)
+ * [read_count, read_length, runtime, write_count, write_length], or null where the node sent none;
+ * null (no row) when no transaction has one.
+ */
+function blockExecutionCosts(txs: readonly DecodedTx[]): string | null {
+  const costs: (number[] | null)[] = [];
+  let any = false;
+  for (const t of txs) {
+    const c = t.executionCost;
+    costs[t.txIndex] = c ? [c.read_count, c.read_length, c.runtime, c.write_count, c.write_length] : null;
+    if (c) any = true;
+  }
+  return any ? JSON.stringify(Array.from(costs, (c) => c ?? null)) : null;
 }
 
 function blockParams(block: DecodedBlock, canonical: boolean): unknown[] {
@@ -267,7 +284,6 @@ export function rowToTx(r: Row): DecodedTx {
     microblockHash: str(r.microblock_hash),
     contractInterface: r.contract_interface ?? null,
     vmError: str(r.vm_error),
-    executionCost: (r.execution_cost as ExecutionCost | null | undefined) ?? null,
   };
 }
 

@@ -4,8 +4,7 @@
  * loopback as for /v1, the GET routes of routes.ts, 501 for node-only routes, Hiro-shaped errors.
  */
 import express, { type Express, type RequestHandler } from "express";
-import { createAuthMiddleware } from "../api/http/auth.js";
-import { createCors } from "../api/http/cors.js";
+import { createAuthMiddleware, createCors } from "../api/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import type { ExtendedRoute } from "./context.js";

@@ -32,14 +32,13 @@ const BLOCK_COLUMNS = `b.index_block_hash, b.block_hash, b.block_height, b.paren
   c.read_count AS cost_read_count, c.read_length AS cost_read_length, c.runtime AS cost_runtime,
   c.write_count AS cost_write_count, c.write_length AS cost_write_length`;
 
-/** Sums of the block's transactions' execution costs (a transaction without one adds nothing). */
+/** Sums of the block's transactions' execution costs (chain.block_execution_costs; none kept: 0). */
 const COST_JOIN = `CROSS JOIN LATERAL (
-  SELECT coalesce(sum((t.execution_cost->>'read_count')::bigint), 0) AS read_count,
-         coalesce(sum((t.execution_cost->>'read_length')::bigint), 0) AS read_length,
-         coalesce(sum((t.execution_cost->>'runtime')::bigint), 0) AS runtime,
-         coalesce(sum((t.execution_cost->>'write_count')::bigint), 0) AS write_count,
-         coalesce(sum((t.execution_cost->>'write_length')::bigint), 0) AS write_length
-    FROM chain.transactions t WHERE t.index_block_hash = b.index_block_hash) c`;
+  SELECT coalesce(sum((x->>0)::bigint), 0) AS read_count, coalesce(sum((x->>1)::bigint), 0) AS read_length,
+         coalesce(sum((x->>2)::bigint), 0) AS runtime, coalesce(sum((x->>3)::bigint), 0) AS write_count,
+         coalesce(sum((x->>4)::bigint), 0) AS write_length
+    FROM chain.block_execution_costs ec, jsonb_array_elements(ec.costs) x
+   WHERE ec.index_block_hash = b.index_block_hash) c`;
 
 export interface ChainTipRow {
   block_height: number;

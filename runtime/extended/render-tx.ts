@@ -29,7 +29,7 @@ export interface TxRenderInput {
 
 export function renderTx({ row: t, events, calledInterface }: TxRenderInput): Record<string, unknown> {
   const wire = readTxWire(t.raw_tx);
-  const cost = t.execution_cost ?? {};
+  const cost = t.execution_cost ?? [0, 0, 0, 0, 0];
   const blockTime = Number(t.block_time);
   const burnTime = Number(t.burn_block_time);
   const parentBurnTime = t.parent_burn_block_time === null ? 0 : Number(t.parent_burn_block_time);
@@ -61,11 +61,11 @@ export function renderTx({ row: t, events, calledInterface }: TxRenderInput): Re
     microblock_hash: t.microblock_hash ?? NO_MICROBLOCK.hash,
     microblock_sequence: t.microblock_sequence ?? NO_MICROBLOCK.sequence,
     microblock_canonical: true,
-    execution_cost_read_count: cost.read_count ?? 0,
-    execution_cost_read_length: cost.read_length ?? 0,
-    execution_cost_runtime: cost.runtime ?? 0,
-    execution_cost_write_count: cost.write_count ?? 0,
-    execution_cost_write_length: cost.write_length ?? 0,
+    execution_cost_read_count: cost[0],
+    execution_cost_read_length: cost[1],
+    execution_cost_runtime: cost[2],
+    execution_cost_write_count: cost[3],
+    execution_cost_write_length: cost[4],
     events: events.map(renderEvent),
   };
   if (t.sponsor !== null) {

@@ -29,7 +29,8 @@ export interface TxRow {
   microblock_sequence: number | null;
   microblock_hash: string | null;
   contract_interface: unknown;
-  execution_cost: Record<string, number> | null;
+  /** [read_count, read_length, runtime, write_count, write_length], or null when not kept. */
+  execution_cost: number[] | null;
   block_hash: string;
   block_time: string;
   burn_block_time: string;
@@ -42,12 +43,13 @@ export interface TxRow {
 const TX_SELECT = `SELECT t.index_block_hash, t.tx_index, t.tx_id, t.block_height, t.canonical, t.tx_type, t.status,
     t.sender, t.sponsor, t.nonce, t.fee, t.contract_id, t.function_name, t.recipient, t.amount, t.memo,
     t.raw_result, t.raw_tx, t.burnchain_op, t.microblock_sequence, t.microblock_hash, t.contract_interface,
-    t.execution_cost, b.block_hash, b.block_time, b.burn_block_time, b.burn_block_height, b.parent_block_hash,
+    ec.costs -> t.tx_index AS execution_cost, b.block_hash, b.block_time, b.burn_block_time, b.burn_block_height, b.parent_block_hash,
     p.burn_block_time AS parent_burn_block_time,
     (SELECT count(*) FROM chain.events e WHERE e.index_block_hash = t.index_block_hash AND e.tx_index = t.tx_index) AS event_count
   FROM chain.transactions t
   JOIN chain.blocks b ON b.index_block_hash = t.index_block_hash
-  LEFT JOIN chain.blocks p ON p.index_block_hash = b.parent_index_block_hash`;
+  LEFT JOIN chain.blocks p ON p.index_block_hash = b.parent_index_block_hash
+  LEFT JOIN chain.block_execution_costs ec ON ec.index_block_hash = t.index_block_hash`;
 
 /** A transaction by id: its canonical copy, else the newest stored one (reported non-canonical). */
 export async function readTx(q: Queryable, txId: string): Promise<TxRow | null> {

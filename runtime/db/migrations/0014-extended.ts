@@ -2,15 +2,21 @@
  * Per-block STX movement per address (runtime/chain/stx-balance-changes.ts), read by the Extended
  * view's balances (docs/extended.md). Written with each block's rows and flipped with its
  * canonical flag, like the other chain tables. Blocks stored before this migration are filled in
- * from the chain tables here, by the same rule. Also each transaction's execution cost, which the
- * Extended view reports per transaction and per block.
+ * from the chain tables here, by the same rule. Also each block's transaction execution costs,
+ * which the Extended view reports per transaction and per block (kept apart from
+ * chain.transactions, whose columns are the archive's bundle format).
  */
 import { REBUILD_SQL } from "../../chain/stx-balance-changes.js";
 
 export const name = "extended";
 export const sql = `
--- The receipt's execution cost (NULL for rows stored before it was kept, and for archive restores).
-ALTER TABLE chain.transactions ADD COLUMN execution_cost jsonb;
+-- Each block's transaction execution costs, one row per block: costs[tx_index] is
+-- [read_count, read_length, runtime, write_count, write_length] (null where the node sent none).
+-- Blocks stored before this migration, or loaded from an archive, have no row.
+CREATE TABLE chain.block_execution_costs (
+  index_block_hash text PRIMARY KEY,
+  costs jsonb NOT NULL
+);
 
 CREATE TABLE chain.stx_balance_changes (
   index_block_hash text NOT NULL,
