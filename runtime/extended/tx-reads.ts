@@ -66,8 +66,17 @@ export async function readRecentTxs(
   limit: number,
   offset: number,
 ): Promise<{ total: number; rows: TxRow[] }> {
+  // Walks canonical blocks down from the tip (their height index) and each block's transactions
+  // by primary key, so a page costs what it skips, not a sort of every transaction.
   const { rows } = await q.query<TxRow>(
-    `${TX_SELECT} WHERE t.canonical ORDER BY t.block_height DESC, t.tx_index DESC LIMIT $1 OFFSET $2`,
+    `WITH page AS (
+       SELECT k.index_block_hash, k.tx_index, k.block_height FROM chain.blocks cb
+       CROSS JOIN LATERAL (
+         SELECT t.index_block_hash, t.tx_index, t.block_height FROM chain.transactions t
+          WHERE t.index_block_hash = cb.index_block_hash ORDER BY t.tx_index DESC) k
+        WHERE cb.canonical ORDER BY cb.block_height DESC, k.tx_index DESC LIMIT $1 OFFSET $2)
+     ${TX_SELECT} JOIN page ON page.index_block_hash = t.index_block_hash AND page.tx_index = t.tx_index
+     ORDER BY t.block_height DESC, t.tx_index DESC`,
     [limit, offset],
   );
   const count = await q.query<{ n: string }>("SELECT canonical_txs AS n FROM control.chain_tip");

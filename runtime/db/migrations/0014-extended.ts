@@ -29,6 +29,8 @@ CREATE TABLE chain.stx_balance_changes (
   miner_rewards numeric NOT NULL,
   PRIMARY KEY (index_block_hash, address)
 );
+-- /extended/v2/blocks/:height_or_hash takes a block hash as well as an index block hash.
+CREATE INDEX blocks_block_hash ON chain.blocks (block_hash);
 CREATE INDEX stx_balance_changes_address ON chain.stx_balance_changes (address) WHERE canonical;
 ${REBUILD_SQL.replaceAll("$1", "0").replaceAll("$2", "2147483647")};
 `;
