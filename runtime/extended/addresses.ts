@@ -75,7 +75,7 @@ export const getAddressTransactions: ExtendedHandler = async (req, { db }) => {
   const { limit, offset } = parsePage(req.query, ADDRESS_TX_PAGE.default, ADDRESS_TX_PAGE.max);
   const page = await readAddressTxs(db, address, limit, offset);
   const [txs, summaries] = await Promise.all([
-    renderTxList(db, page.rows),
+    renderTxList(db, page.rows, req.query),
     readAddressTxSummaries(db, address, page.rows),
   ]);
   const results = page.rows.map((row, i) => {

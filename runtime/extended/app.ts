@@ -8,7 +8,7 @@ import { createAuthMiddleware, createCors } from "../api/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import type { ExtendedRoute } from "./context.js";
-import { errorHandler, notFoundRoute } from "./errors.js";
+import { errorHandler, invalidParam, notFoundRoute } from "./errors.js";
 import { EXTENDED_ROUTES } from "./routes.js";
 import { NODE_ONLY_PATHS, nodeOnly } from "./unsupported.js";
 
@@ -34,6 +34,7 @@ export function createExtendedApp({ db, logger, access, routes = EXTENDED_ROUTES
   for (const path of NODE_ONLY_PATHS) app.all(path, nodeOnly);
   for (const route of routes) {
     const handle: RequestHandler = async (req, res) => {
+      checkQuery(req.query, route.query);
       res.json(await route.handler(req, { db }));
     };
     app.get(route.path, handle);
@@ -41,4 +42,19 @@ export function createExtendedApp({ db, logger, access, routes = EXTENDED_ROUTES
   app.use(notFoundRoute);
   app.use(errorHandler(logger));
   return app;
+}
+
+/**
+ * Query parameters outside the route's list are refused (a Hiro filter sluice does not apply would
+ * otherwise answer with the unfiltered list). `unanchored` is taken everywhere: sluice has only
+ * anchored data, which is what either value then reads.
+ */
+function checkQuery(query: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const name of Object.keys(query)) {
+    if (name === "unanchored" || allowed.includes(name)) continue;
+    throw invalidParam(
+      `query parameter "${name}" is not supported here${allowed.length ? ` (supported: ${allowed.join(", ")})` : ""}`,
+      { parameter: name },
+    );
+  }
 }

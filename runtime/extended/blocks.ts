@@ -34,7 +34,7 @@ export const getBlockTransactions: ExtendedHandler = async (req, { db }) => {
   const block = await readBlock(db, parseBlockId(id));
   if (block === null) throw notFoundError("BLOCK_NOT_FOUND", "Block not found", { height_or_hash: id });
   const rows = await readBlockTxs(db, block.index_block_hash, limit, offset);
-  return { limit, offset, total: Number(block.tx_count), results: await renderTxList(db, rows) };
+  return { limit, offset, total: Number(block.tx_count), results: await renderTxList(db, rows, req.query) };
 };
 
 export const getBlockByHeight: ExtendedHandler = async (req, { db }) => {

@@ -12,6 +12,8 @@ export type ExtendedHandler = (req: Request, ctx: ExtendedContext) => Promise<un
 export interface ExtendedRoute {
   /** Express path under the Extended port, e.g. `/extended/v1/tx/:tx_id`. */
   path: string;
+  /** Query parameters it takes; any other is 400 (an unhonoured Hiro filter would answer wrongly). */
+  query: readonly string[];
   handler: ExtendedHandler;
 }
 

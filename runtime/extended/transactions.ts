@@ -29,7 +29,7 @@ export const getTx: ExtendedHandler = async (req, { db }) => {
 export const listRecentTxs: ExtendedHandler = async (req, { db }) => {
   const { limit, offset } = parsePage(req.query, TX_PAGE.default, TX_PAGE.max);
   const page = await readRecentTxs(db, limit, offset);
-  return { limit, offset, total: page.total, results: await renderTxList(db, page.rows) };
+  return { limit, offset, total: page.total, results: await renderTxList(db, page.rows, req.query) };
 };
 
 /** `tx_id` or `address` (exactly one), optional `type` filter (Hiro's event type names). */

@@ -1,19 +1,32 @@
 /**
  * Renders a list of transaction rows (events left out, as Hiro's lists do: `event_count` says how
- * many), reading each called contract's interface once per request.
+ * many), reading each called contract's interface once per request; `exclude_function_args=true`
+ * leaves out contract calls' arguments.
  */
 import type { Queryable } from "../db/types.js";
 import { renderTx } from "./render-tx.js";
 import { readContractInterface, type TxRow } from "./tx-reads.js";
 
-export async function renderTxList(q: Queryable, rows: readonly TxRow[]): Promise<Record<string, unknown>[]> {
+export async function renderTxList(
+  q: Queryable,
+  rows: readonly TxRow[],
+  query: Record<string, unknown> = {},
+): Promise<Record<string, unknown>[]> {
+  const excludeArgs = query.exclude_function_args === "true";
   const interfaces = new Map<string, unknown>();
   for (const r of rows) {
     if (r.tx_type === "contract_call" && r.contract_id !== null && !interfaces.has(r.contract_id)) {
       interfaces.set(r.contract_id, await readContractInterface(q, r.contract_id));
     }
   }
-  return rows.map((row) =>
-    renderTx({ row, events: [], calledInterface: row.contract_id === null ? null : interfaces.get(row.contract_id) }),
-  );
+  return rows.map((row) => {
+    const tx = renderTx({
+      row,
+      events: [],
+      calledInterface: row.contract_id === null ? null : interfaces.get(row.contract_id),
+    });
+    // `exclude_function_args=true`: Hiro's smaller list, without the call arguments.
+    if (excludeArgs && tx.contract_call) delete (tx.contract_call as Record<string, unknown>).function_args;
+    return tx;
+  });
 }

@@ -242,6 +242,12 @@ describe(`Extended view over a simulated chain (seed ${SEED})`, () => {
     expect(recent?.total).toBe(truth.txCount);
     const tip = blocks[blocks.length - 1];
     expect(recent?.results[0].tx_id).toBe(tip.transactions[tip.transactions.length - 1].txid);
+    const { data: slim } = await client.GET("/extended/v1/tx/", {
+      params: { query: { limit: 50, exclude_function_args: true } },
+    });
+    const calls = (slim?.results ?? []).filter((t) => t.tx_type === "contract_call");
+    expect(calls.length).toBeGreaterThan(0);
+    for (const t of calls) expect(t.contract_call).not.toHaveProperty("function_args");
   });
 
   it("events by transaction, by address and by contract, and an address's transactions", async () => {
@@ -359,11 +365,14 @@ describe(`Extended view over a simulated chain (seed ${SEED})`, () => {
       "/extended/v1/tx/events?address=ST000000000000000000002AMW42H&tx_id=0x00",
       "/extended/v1/tx/events?address=ST000000000000000000002AMW42H&type=nope",
       "/extended/v1/address/ST000000000000000000002AMW42H/stx?until_block=3",
+      "/extended/v1/tx?type=coinbase",
+      "/extended/v2/blocks?cursor=abc",
     ]) {
       const r = await get(path);
       expect(r.status, path).toBe(400);
       expect(r.body.code).toBe("INVALID_PARAMETER");
     }
+    expect((await get("/extended/v2/blocks?limit=1&unanchored=false")).status).toBe(200);
     const missingTx = `0x${"ab".repeat(32)}`;
     const r = await get(`/extended/v1/tx/${missingTx}`);
     expect(r).toEqual({ status: 404, body: expect.objectContaining({ code: "TX_NOT_FOUND", tx_id: missingTx }) });
