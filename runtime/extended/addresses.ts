@@ -8,7 +8,6 @@ import { readStxTotals } from "../chain/stx-balance-changes.js";
 import type { Queryable } from "../db/types.js";
 import { readStxLock, readTokenTotals } from "./account-reads.js";
 import { readChainTip } from "./block-reads.js";
-import { TX_PAGE } from "./blocks.js";
 import { type ExtendedHandler, pathParam } from "./context.js";
 import { invalidParam } from "./errors.js";
 import { readAddressTxSummaries } from "./event-reads.js";
@@ -16,8 +15,8 @@ import { parsePage, parsePrincipal } from "./params.js";
 import { renderTxList } from "./tx-render-batch.js";
 import { readAddressTxs } from "./tx-reads.js";
 
-/** Hiro's v2 address transactions page: 20 by default, 50 at most. */
-const ADDRESS_TX_PAGE = TX_PAGE;
+/** Hiro's v2 address transactions page: 20 by default, 30 at most (its schema's maximum). */
+const ADDRESS_TX_PAGE = { default: 20, max: 30 };
 
 /** `until_block` asks for a past state, which sluice does not keep per height. */
 function refuseUntilBlock(query: Record<string, unknown>): void {
