@@ -24,7 +24,7 @@ import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import { assembleIngest } from "../ingest-wiring.js";
-import { rebuildStxBalanceChanges } from "../chain/stx-balance-changes.js";
+import { rebuildAddressActivity } from "../chain/address-activity.js";
 import { lockTipShared, retipFromStoredChain } from "../chain/tip.js";
 import { markAllForBackfill } from "../subgraphs/control-store.js";
 import {
@@ -332,7 +332,7 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     await buildIndexes(db, dropped);
     await db.transaction(async (q) => {
       await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
-      if (bootstrap) await rebuildStxBalanceChanges(q, 0, 2_147_483_647);
+      if (bootstrap) await rebuildAddressActivity(q, 0, 2_147_483_647);
       if (bootstrap) await markAllForBackfill(q);
       await setRestorePhase(q, "subgraphs");
     });
@@ -445,7 +445,7 @@ async function loadPartition(
     }
     // Derived from the chain rows just loaded (a bootstrap derives the whole chain's at once, once
     // its indexes are built).
-    if (!bootstrap) await rebuildStxBalanceChanges(q, p.first_height, p.last_height);
+    if (!bootstrap) await rebuildAddressActivity(q, p.first_height, p.last_height);
     await recordRestoredPartition(q, {
       firstHeight: p.first_height,
       lastHeight: p.last_height,

@@ -5,7 +5,7 @@
  */
 import type { Queryable } from "../db/types.js";
 import type { BlockRef } from "./fork-choice.js";
-import { stxBalanceChangeColumns, stxBalanceChanges } from "./stx-balance-changes.js";
+import { addressActivityColumns, addressActivity } from "./address-activity.js";
 import type {
   ClarityJson,
   DecodedBlock,
@@ -34,7 +34,7 @@ const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.rep
  * The block's row, its transactions and its events in ONE statement (data-modifying CTEs): a
  * round trip to the server costs about as much as inserting a block's rows, so three became one.
  * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
- * $49 the block's matured miner rewards; $50–$54 its STX balance changes (stx-balance-changes.ts);
+ * $49 the block's matured miner rewards; $50–$54 its STX balance changes (address-activity.ts);
  * $55 the transactions' execution costs (blockExecutionCosts).
  */
 const INSERT_BLOCK_ROWS = `WITH block_row AS (
@@ -54,7 +54,7 @@ const INSERT_BLOCK_ROWS = `WITH block_row AS (
   cost_row AS (
     INSERT INTO chain.block_execution_costs (index_block_hash, costs) SELECT $1::text, $55::jsonb WHERE $55::jsonb IS NOT NULL),
   balance_rows AS (
-    INSERT INTO chain.stx_balance_changes (index_block_hash, block_height, canonical, address, received, sent,
+    INSERT INTO chain.address_activity (index_block_hash, block_height, canonical, address, received, sent,
       fees, miner_rewards)
     SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($50::text[], $51::numeric[], $52::numeric[],
       $53::numeric[], $54::numeric[]))
@@ -71,7 +71,7 @@ export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonic
     ...txColumns(block.txs),
     ...eventColumns(block.events),
     json(block.maturedMinerRewards),
-    ...stxBalanceChangeColumns(stxBalanceChanges(block)),
+    ...addressActivityColumns(addressActivity(block)),
     blockExecutionCosts(block.txs),
   ]);
 }
@@ -159,7 +159,7 @@ function eventColumns(e: readonly DecodedEvent[]): unknown[][] {
 
 /** Flips the canonical flag of a block and all its rows. */
 export async function setCanonical(q: Queryable, indexBlockHash: string, canonical: boolean): Promise<void> {
-  for (const table of ["chain.blocks", "chain.transactions", "chain.events", "chain.stx_balance_changes"]) {
+  for (const table of ["chain.blocks", "chain.transactions", "chain.events", "chain.address_activity"]) {
     await q.query(`UPDATE ${table} SET canonical = $2 WHERE index_block_hash = $1`, [indexBlockHash, canonical]);
   }
 }

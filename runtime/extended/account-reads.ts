@@ -2,7 +2,7 @@
  * SQL of the Extended view's account reads: the STX lock in force (the latest canonical committed
  * `stx_lock` event of the address whose unlock burn height is still ahead), and fungible and
  * non-fungible token totals from the address's canonical committed events. STX totals come from
- * chain.stx_balance_changes (runtime/chain/stx-balance-changes.ts).
+ * chain.address_activity (runtime/chain/address-activity.ts).
  */
 import type { Queryable } from "../db/types.js";
 

@@ -4,7 +4,7 @@
  * mints and burns of committed events, fees paid (failed transactions' too) and matured miner
  * rewards, over the canonical chain; `locked` is the STX lock in force at the burn tip.
  */
-import { readStxTotals } from "../chain/stx-balance-changes.js";
+import { readStxTotals } from "../chain/address-activity.js";
 import type { Queryable } from "../db/types.js";
 import { readStxLock, readTokenTotals } from "./account-reads.js";
 import { readChainTip } from "./block-reads.js";

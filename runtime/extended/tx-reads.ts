@@ -97,13 +97,18 @@ export async function readBlockTxs(
   return rows;
 }
 
-/** Keys of the canonical transactions an address took part in (Hiro's rule: sender, sponsor,
- * token-transfer recipient, contract deployed or called, or a party to a committed event). */
-const ADDRESS_TXS = `SELECT index_block_hash, tx_index, block_height FROM chain.transactions
-     WHERE canonical AND (sender = $1 OR sponsor = $1 OR recipient = $1 OR contract_id = $1)
+/**
+ * Keys of the canonical transactions an address took part in (Hiro's rule: sender, sponsor,
+ * recipient, contract deployed or called, or a party to a committed event), looked for only in the
+ * blocks where chain.address_activity records the address (its index), by each block's key.
+ */
+const ADDRESS_TXS = `WITH active AS (
+     SELECT index_block_hash FROM chain.address_activity WHERE address = $1 AND canonical)
+   SELECT t.index_block_hash, t.tx_index, t.block_height FROM chain.transactions t JOIN active USING (index_block_hash)
+     WHERE t.sender = $1 OR t.sponsor = $1 OR t.recipient = $1 OR t.contract_id = $1
    UNION
-   SELECT index_block_hash, tx_index, block_height FROM chain.events
-     WHERE canonical AND committed AND (sender = $1 OR recipient = $1)`;
+   SELECT e.index_block_hash, e.tx_index, e.block_height FROM chain.events e JOIN active USING (index_block_hash)
+     WHERE e.committed AND (e.sender = $1 OR e.recipient = $1)`;
 
 export async function readAddressTxs(
   q: Queryable,
@@ -112,8 +117,8 @@ export async function readAddressTxs(
   offset: number,
 ): Promise<{ total: number; rows: TxRow[] }> {
   const { rows } = await q.query<TxRow>(
-    `WITH k AS (${ADDRESS_TXS}), page AS (
-       SELECT * FROM k ORDER BY block_height DESC, tx_index DESC LIMIT $2 OFFSET $3)
+    `WITH page AS (
+       SELECT * FROM (${ADDRESS_TXS}) k ORDER BY block_height DESC, tx_index DESC LIMIT $2 OFFSET $3)
      ${TX_SELECT} JOIN page ON page.index_block_hash = t.index_block_hash AND page.tx_index = t.tx_index
      ORDER BY t.block_height DESC, t.tx_index DESC`,
     [address, limit, offset],

@@ -4,8 +4,8 @@
  * schemas (test/support/hiro-schemas.ts); values are computed by the test from the observer
  * payloads (test/support/subgraph-expect.ts, sharing no code with runtime/) and, for the final
  * balances, from the simulator's own ledger. Balances are checked just before and just after a
- * reorg and at the end. HTTP shape only: PGlite (chain.stx_balance_changes on both drivers is in
- * test/integration/chain/stx-balance-changes.test.ts).
+ * reorg and at the end. HTTP shape only: PGlite (chain.address_activity on both drivers is in
+ * test/integration/chain/address-activity.test.ts).
  */
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";

@@ -1,12 +1,12 @@
 /**
- * Per-block STX movement per address (runtime/chain/stx-balance-changes.ts), read by the Extended
- * view's balances (docs/extended.md). Written with each block's rows and flipped with its
- * canonical flag, like the other chain tables. Blocks stored before this migration are filled in
+ * Each block's active addresses and their STX movement (runtime/chain/address-activity.ts), read
+ * by the Extended view's balances and address transactions (docs/extended.md). Written with each
+ * block's rows and flipped with its canonical flag, like the other chain tables. Blocks stored before this migration are filled in
  * from the chain tables here, by the same rule. Also each block's transaction execution costs,
  * which the Extended view reports per transaction and per block (kept apart from
  * chain.transactions, whose columns are the archive's bundle format).
  */
-import { REBUILD_SQL } from "../../chain/stx-balance-changes.js";
+import { REBUILD_SQL } from "../../chain/address-activity.js";
 
 export const name = "extended";
 export const sql = `
@@ -18,7 +18,7 @@ CREATE TABLE chain.block_execution_costs (
   costs jsonb NOT NULL
 );
 
-CREATE TABLE chain.stx_balance_changes (
+CREATE TABLE chain.address_activity (
   index_block_hash text NOT NULL,
   address text NOT NULL,
   block_height integer NOT NULL,
@@ -31,6 +31,6 @@ CREATE TABLE chain.stx_balance_changes (
 );
 -- /extended/v2/blocks/:height_or_hash takes a block hash as well as an index block hash.
 CREATE INDEX blocks_block_hash ON chain.blocks (block_hash);
-CREATE INDEX stx_balance_changes_address ON chain.stx_balance_changes (address) WHERE canonical;
+CREATE INDEX address_activity_address ON chain.address_activity (address) WHERE canonical;
 ${REBUILD_SQL.replaceAll("$1", "0").replaceAll("$2", "2147483647")};
 `;

@@ -1,5 +1,5 @@
 /**
- * chain.stx_balance_changes (migration 0014, runtime/chain/stx-balance-changes.ts) on both drivers,
+ * chain.address_activity (migration 0014, runtime/chain/address-activity.ts) on both drivers,
  * over a simulated devnet chain with forks: each address's canonical sum equals the STX balance the
  * test computes from the observer payloads (test/support/subgraph-expect.ts) just before a reorg
  * that moves balances, just after it, and at the end; the SQL rebuild used by the migration's
@@ -7,7 +7,7 @@
  * included); every transaction's execution cost is kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rebuildStxBalanceChanges } from "../../../runtime/chain/stx-balance-changes.js";
+import { rebuildAddressActivity } from "../../../runtime/chain/address-activity.js";
 import type { Service } from "../../../runtime/service.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
 import { expectedChain, type RawRequest } from "../../support/chain-model.js";
@@ -26,7 +26,7 @@ function expectedStx(requests: RawRequest[]): Record<string, string> {
   return out;
 }
 
-describe(`chain.stx_balance_changes (seed ${SEED})`, () => {
+describe(`chain.address_activity (seed ${SEED})`, () => {
   let t: TestDb;
   let service: Service;
   const { payloads } = simulateChain({ seed: SEED, blocks: 40, eventsPerBlock: 10, forkRate: 0.2 });
@@ -45,7 +45,7 @@ describe(`chain.stx_balance_changes (seed ${SEED})`, () => {
   async function servedSums(): Promise<Record<string, string>> {
     const { rows } = await t.db.query<{ address: string; balance: string }>(
       `SELECT address, (sum(received) - sum(sent) - sum(fees) + sum(miner_rewards))::text AS balance
-         FROM chain.stx_balance_changes WHERE canonical GROUP BY address`,
+         FROM chain.address_activity WHERE canonical GROUP BY address`,
     );
     return Object.fromEntries(rows.filter((r) => r.balance !== "0").map((r) => [r.address, r.balance]));
   }
@@ -53,7 +53,7 @@ describe(`chain.stx_balance_changes (seed ${SEED})`, () => {
   async function allRows(): Promise<string[]> {
     const { rows } = await t.db.query<{ r: string }>(
       `SELECT concat_ws('|', index_block_hash, address, block_height, canonical, received, sent, fees, miner_rewards) AS r
-         FROM chain.stx_balance_changes ORDER BY 1`,
+         FROM chain.address_activity ORDER BY 1`,
     );
     return rows.map((r) => r.r);
   }
@@ -86,12 +86,12 @@ describe(`chain.stx_balance_changes (seed ${SEED})`, () => {
     expect(await servedSums()).toEqual(expectedStx(requests));
 
     const { rows: sides } = await t.db.query<{ n: string }>(
-      "SELECT count(*) AS n FROM chain.stx_balance_changes WHERE NOT canonical",
+      "SELECT count(*) AS n FROM chain.address_activity WHERE NOT canonical",
     );
     expect(Number(sides[0].n), "orphaned blocks keep their rows, flagged").toBeGreaterThan(0);
 
     const ingested = await allRows();
-    await t.db.transaction((q) => rebuildStxBalanceChanges(q, 0, 2_147_483_647));
+    await t.db.transaction((q) => rebuildAddressActivity(q, 0, 2_147_483_647));
     expect(await allRows()).toEqual(ingested);
   });
 

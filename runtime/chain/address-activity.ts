@@ -1,19 +1,23 @@
 /**
- * chain.stx_balance_changes (migration 0014-extended): each block's net STX movement per address — µSTX
- * received (transfers in, mints), sent (transfers out, burns), fees paid and miner rewards
- * credited — so an account's balance is one indexed sum over canonical rows (the Extended view's
- * `/extended/v1/address/:principal/stx`, docs/extended.md). Rows carry the block's canonical
- * flag like every chain table: a reorg flips them with the block (block-store.ts setCanonical).
+ * chain.address_activity (migration 0014-extended): one row per block and address active in it,
+ * with the address's net STX movement there — µSTX received (transfers in, mints), sent (transfers
+ * out, burns), fees paid and miner rewards credited; zeros for an address that moved no STX. An
+ * address is active in a block when it sends, sponsors or receives one of its transactions, is the
+ * contract one calls or deploys, is party to one of its committed events, or is credited a matured
+ * miner reward. So an account's balance is one indexed sum over its canonical rows, and its
+ * transactions are found in the blocks its rows name (the Extended view, docs/extended.md). Rows
+ * carry the block's canonical flag like every chain table: a reorg flips them with the block
+ * (block-store.ts setCanonical).
  *
- * Two derivations of the same rule: `stxBalanceChanges` (pure, from a decoded block, written with
+ * Two derivations of the same rule: `addressActivity` (pure, from a decoded block, written with
  * the block's rows in one statement) and `REBUILD_SQL` (from the stored chain tables, for blocks
  * stored before the table existed and ranges an archive restore replaced).
  */
 import type { Queryable } from "../db/types.js";
 import type { DecodedBlock } from "./types.js";
 
-/** One address's STX movement in one block, µSTX as decimal strings. */
-export interface StxBalanceChange {
+/** One address active in one block, and its STX movement there (µSTX as decimal strings). */
+export interface AddressActivity {
   address: string;
   received: string;
   sent: string;
@@ -29,12 +33,12 @@ interface Totals {
 }
 
 /**
- * The block's changes, one per address, in first-seen order. Only committed events move STX (a
- * failed transaction's events never happened); every transaction's fee is paid by its sponsor,
- * else its sender, whatever its status. A matured miner reward credits its recipient with the
- * coinbase and every fee share.
+ * The block's active addresses, in first-seen order. Only committed events move STX (a failed
+ * transaction's events never happened); every transaction's fee is paid by its sponsor, else its
+ * sender, whatever its status. A matured miner reward credits its recipient with the coinbase and
+ * every fee share.
  */
-export function stxBalanceChanges(block: DecodedBlock): StxBalanceChange[] {
+export function addressActivity(block: DecodedBlock): AddressActivity[] {
   const totals = new Map<string, Totals>();
   const of = (address: string) => {
     let t = totals.get(address);
@@ -45,11 +49,15 @@ export function stxBalanceChanges(block: DecodedBlock): StxBalanceChange[] {
     return t;
   };
   for (const tx of block.txs) {
+    for (const party of [tx.sender, tx.sponsor, tx.recipient, tx.contractId]) if (party !== null) of(party);
     const payer = tx.sponsor ?? tx.sender;
     if (payer !== null && tx.fee !== null && tx.fee !== "0") of(payer).fees += BigInt(tx.fee);
   }
   for (const e of block.events) {
-    if (!e.committed || e.amount === null) continue;
+    if (!e.committed) continue;
+    if (e.sender !== null) of(e.sender);
+    if (e.recipient !== null) of(e.recipient);
+    if (e.amount === null) continue;
     const amount = BigInt(e.amount);
     if ((e.type === "stx_transfer" || e.type === "stx_burn") && e.sender !== null) of(e.sender).sent += amount;
     if ((e.type === "stx_transfer" || e.type === "stx_mint") && e.recipient !== null)
@@ -72,7 +80,7 @@ export function stxBalanceChanges(block: DecodedBlock): StxBalanceChange[] {
 }
 
 /** Column arrays for unnest (address, received, sent, fees, miner_rewards). */
-export function stxBalanceChangeColumns(changes: readonly StxBalanceChange[]): unknown[][] {
+export function addressActivityColumns(changes: readonly AddressActivity[]): unknown[][] {
   return [
     changes.map((c) => c.address),
     changes.map((c) => c.received),
@@ -84,10 +92,10 @@ export function stxBalanceChangeColumns(changes: readonly StxBalanceChange[]): u
 
 /**
  * The same rule over stored rows of the blocks with heights in [$1, $2] (all of them, canonical
- * or not, each row keeping its block's flag). Kept in step with `stxBalanceChanges`; a storage
+ * or not, each row keeping its block's flag). Kept in step with `addressActivity`; a storage
  * test checks both give the same rows.
  */
-export const REBUILD_SQL = `INSERT INTO chain.stx_balance_changes
+export const REBUILD_SQL = `INSERT INTO chain.address_activity
     (index_block_hash, address, block_height, canonical, received, sent, fees, miner_rewards)
   SELECT d.index_block_hash, d.address, b.block_height, b.canonical,
          sum(d.received), sum(d.sent), sum(d.fees), sum(d.miner_rewards)
@@ -106,6 +114,14 @@ export const REBUILD_SQL = `INSERT INTO chain.stx_balance_changes
         FROM chain.transactions
        WHERE block_height BETWEEN $1 AND $2 AND coalesce(sponsor, sender) IS NOT NULL AND fee IS NOT NULL AND fee <> 0
       UNION ALL
+      SELECT index_block_hash, party, 0, 0, 0, 0
+        FROM chain.transactions, unnest(ARRAY[sender, sponsor, recipient, contract_id]) AS party
+       WHERE block_height BETWEEN $1 AND $2 AND party IS NOT NULL
+      UNION ALL
+      SELECT index_block_hash, party, 0, 0, 0, 0
+        FROM chain.events, unnest(ARRAY[sender, recipient]) AS party
+       WHERE block_height BETWEEN $1 AND $2 AND committed AND party IS NOT NULL
+      UNION ALL
       SELECT b.index_block_hash, r->>'recipient', 0, 0, 0,
              (r->>'coinbase_amount')::numeric + (r->>'tx_fees_anchored')::numeric
                + (r->>'tx_fees_streamed_confirmed')::numeric + (r->>'tx_fees_streamed_produced')::numeric
@@ -116,11 +132,11 @@ export const REBUILD_SQL = `INSERT INTO chain.stx_balance_changes
    GROUP BY d.index_block_hash, d.address, b.block_height, b.canonical`;
 
 /** Recomputes the rows of the blocks with heights in [from, to] from the stored chain tables. */
-export async function rebuildStxBalanceChanges(q: Queryable, from: number, to: number): Promise<void> {
+export async function rebuildAddressActivity(q: Queryable, from: number, to: number): Promise<void> {
   // By the blocks' primary key: no index on block_height is kept for this rare path, so that each
   // block's insert maintains one index fewer.
   await q.query(
-    `DELETE FROM chain.stx_balance_changes WHERE index_block_hash IN (
+    `DELETE FROM chain.address_activity WHERE index_block_hash IN (
        SELECT index_block_hash FROM chain.blocks WHERE block_height BETWEEN $1 AND $2)`,
     [from, to],
   );
@@ -140,7 +156,7 @@ export async function readStxTotals(q: Queryable, address: string): Promise<StxT
   const { rows } = await q.query<{ received: string; sent: string; fees: string; miner_rewards: string }>(
     `SELECT coalesce(sum(received), 0)::text AS received, coalesce(sum(sent), 0)::text AS sent,
             coalesce(sum(fees), 0)::text AS fees, coalesce(sum(miner_rewards), 0)::text AS miner_rewards
-       FROM chain.stx_balance_changes WHERE address = $1 AND canonical`,
+       FROM chain.address_activity WHERE address = $1 AND canonical`,
     [address],
   );
   const r = rows[0];
