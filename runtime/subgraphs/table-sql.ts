@@ -269,6 +269,24 @@ export function selectByKeysSql(target: TableTarget, key: readonly string[]): st
 }
 
 /**
+ * The stored rows an update's key matches (the update statement's predicate, with the B-tree
+ * range form of selectByKeysSql). Parameters: the non-null key values.
+ */
+export function selectMatchingSql(
+  target: TableTarget,
+  keyColumns: readonly string[],
+  nulls: readonly boolean[],
+): string {
+  let n = 1;
+  const preds = keyColumns.map((c, i) => {
+    if (nulls[i]) return `t.${sqlIdent(c)} IS NULL`;
+    const p = `$${n++}::${arrayType(target.meta, c).slice(0, -2)}`;
+    return `t.${sqlIdent(c)} >= ${p} AND t.${sqlIdent(c)} <= ${p}`;
+  });
+  return `SELECT ${rowSql(target.meta, "t")} FROM ${qualified(target)} t WHERE ${preds.length ? preds.join(" AND ") : "true"}`;
+}
+
+/**
  * `$1` fresh `_id`s of the table (in order) with the transaction's `now()` as PostgreSQL prints it
  * (a new row's `_created_at`). Parameters: count, the table's qualified name.
  */
