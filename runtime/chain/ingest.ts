@@ -372,6 +372,13 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
             if (decoded.kind === "block") blockHashes.push(decoded.block.indexBlockHash);
           }
           const tips = transactionTip(q, blockHashes);
+          const blocks = indexes.map((i) => items[i].decoded).filter((d) => d?.kind === "block");
+          if (blocks.length > 1)
+            for (const h of hooks)
+              await h.readAhead?.(
+                q,
+                blocks.map((d) => d.block),
+              );
           const results: IngestOutcome[] = [];
           for (const i of indexes) {
             const { sourceKey, decoded } = items[i];

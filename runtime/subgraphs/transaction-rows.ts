@@ -63,6 +63,10 @@ interface TableRows {
   rows: Map<number, RenderedRow>;
   /** Key columns (joined) → rendered key → `_id`, over every row in `rows`. */
   indexes: Map<string, { key: readonly string[]; ids: Map<string, number> }>;
+  /** Key columns (joined) → rendered keys no stored row held when read (nothing else writes the table). */
+  absent: Map<string, Set<string>>;
+  /** An update's key signature → match texts whose stored rows are all cached (read ahead). */
+  matchRead: Map<string, Set<string>>;
   /** An update's key columns (joined) → match text (row-fold.ts matchText) → the rows it matches. */
   matches: Map<string, { columns: readonly string[]; ids: Map<string, Set<number>> }>;
   /** Rows not in the table yet (inserted at flush). */
@@ -75,6 +79,24 @@ interface TableRows {
 }
 
 export interface TransactionRows {
+  /**
+   * Reads, in one statement, the stored rows of keys that later runs will look up (`values`: each
+   * one's key values); what no row holds is remembered as absent, so those runs read nothing.
+   */
+  readAhead(
+    q: Queryable,
+    target: TaggedTarget,
+    key: readonly string[],
+    values: readonly Record<string, unknown>[],
+  ): Promise<void>;
+  /** The same for update keys (`keys`: each update's key values; `nulls`: columns matched IS NULL). */
+  readAheadMatches(
+    q: Queryable,
+    target: TaggedTarget,
+    keyColumns: readonly string[],
+    nulls: readonly boolean[],
+    keys: readonly Record<string, unknown>[],
+  ): Promise<void>;
   /** Applies an upsert/increment/insert run of one table in memory; returns its changes when `collect`. */
   apply(
     q: Queryable,
@@ -135,6 +157,8 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
         rows: new Map(),
         indexes: new Map(),
         matches: new Map(),
+        absent: new Map(),
+        matchRead: new Map(),
         created: new Set(),
         changed: new Set(),
         undo: [],
@@ -191,8 +215,9 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
   }
 
   /**
-   * Reads the stored rows of the keys not cached yet (rows already cached keep their state);
-   * returns how many keys no row holds. `texts`: each operation's key text (null: a null key).
+   * Reads the stored rows of the keys not cached yet (rows already cached keep their state; keys
+   * read before and found absent are not read again); returns how many keys no row holds.
+   * `texts`: each operation's key text (null: a null key).
    */
   async function readMissing(
     q: Queryable,
@@ -201,16 +226,37 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     run: MemoryRun,
     texts: readonly (string | null)[],
   ): Promise<number> {
-    const ids = indexOf(t, key);
-    const missing = new Map<string, Record<string, unknown>>();
+    const values = new Map<string, Record<string, unknown>>();
     run.ops.forEach((planned, i) => {
       const k = texts[i];
-      if (k !== null && !ids.has(k)) missing.set(k, keyValues(planned));
+      if (k !== null) values.set(k, keyValues(planned));
     });
-    if (missing.size === 0) return 0;
-    const params = key.map((c) => [...missing.values()].map((v) => paramOf(t.target.meta, c, v[c])));
+    await readKeys(q, t, key, values);
+    const ids = indexOf(t, key);
+    let absent = 0;
+    for (const k of values.keys()) if (!ids.has(k)) absent++;
+    return absent;
+  }
+
+  /** Reads the rows of those `values` (rendered key → key values) neither cached nor known absent. */
+  async function readKeys(
+    q: Queryable,
+    t: TableRows,
+    key: readonly string[],
+    values: ReadonlyMap<string, Record<string, unknown>>,
+  ): Promise<void> {
+    const ids = indexOf(t, key);
+    const signature = key.join(",");
+    let absent = t.absent.get(signature);
+    if (absent === undefined) {
+      absent = new Set();
+      t.absent.set(signature, absent);
+    }
+    const missing = [...values].filter(([k]) => !ids.has(k) && !absent.has(k));
+    if (missing.length === 0) return;
+    const params = key.map((c) => missing.map(([, v]) => paramOf(t.target.meta, c, v[c])));
     const { rows } = await q.query<Record<string, unknown>>(
-      sql(t.target, `select:${key.join(",")}`, () => selectByKeysSql(t.target, key)),
+      sql(t.target, `select:${signature}`, () => selectByKeysSql(t.target, key)),
       params,
     );
     for (const raw of rows) {
@@ -218,9 +264,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       const id = Number(row._id);
       if (!t.rows.has(id)) store(t, id, row);
     }
-    let absent = 0;
-    for (const k of missing.keys()) if (!ids.has(k)) absent++;
-    return absent;
+    for (const [k] of missing) if (!ids.has(k)) absent.add(k);
   }
 
   /** Fresh `_id`s for `count` new rows (and the transaction's `now()`), in one query. */
@@ -335,6 +379,36 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     return out;
   }
 
+  /** Caches the stored rows those update keys (match text → key values) match, unless read already. */
+  async function readMatching(
+    q: Queryable,
+    t: TableRows,
+    keyColumns: readonly string[],
+    nulls: readonly boolean[],
+    keys: ReadonlyMap<string, Record<string, unknown>>,
+  ): Promise<void> {
+    const meta = t.target.meta;
+    const signature = `match:${keyColumns.join(",")}|${nulls.join(",")}`;
+    let read = t.matchRead.get(signature);
+    if (read === undefined) {
+      read = new Set();
+      t.matchRead.set(signature, read);
+    }
+    const unread = [...keys].filter(([text]) => !read.has(text));
+    if (unread.length === 0) return;
+    const valued = keyColumns.filter((_c, i) => !nulls[i]);
+    const { rows } = await q.query<Record<string, unknown>>(
+      sql(t.target, signature, () => selectMatchingSql(t.target, keyColumns, nulls)),
+      valued.map((c) => unread.map(([, key]) => paramOf(meta, c, key[c]))),
+    );
+    for (const raw of rows) {
+      const row = renderRow(meta, raw);
+      const id = Number(row._id);
+      if (!t.rows.has(id)) store(t, id, row);
+    }
+    for (const [text] of unread) read.add(text);
+  }
+
   /**
    * Sets columns on every row the key matches: the stored ones (read, unless cached) and those
    * made or changed in this transaction. A set column in a unique key could collide with a row
@@ -353,16 +427,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     if (run.setColumns.some((c) => meta.uniqueKeys.some((key) => key.includes(c))))
       throw new RowRefusedError(`${meta.name}: an update of a unique key column is left to the database`);
     const wanted = matchText(meta, run.keyColumns, op.key);
-    const signature = `match:${run.keyColumns.join(",")}|${run.nulls.join(",")}`;
-    const { rows } = await q.query<Record<string, unknown>>(
-      sql(t.target, signature, () => selectMatchingSql(t.target, run.keyColumns, run.nulls)),
-      run.keyColumns.filter((_c, i) => !run.nulls[i]).map((c) => paramOf(meta, c, op.key[c])),
-    );
-    for (const raw of rows) {
-      const row = renderRow(meta, raw);
-      const id = Number(row._id);
-      if (!t.rows.has(id)) store(t, id, row);
-    }
+    await readMatching(q, t, run.keyColumns, run.nulls, new Map([[wanted, op.key]]));
     const ids = [...(matchIndexOf(t, run.keyColumns).get(wanted) ?? [])].sort((a, b) => a - b);
     const out: DraftChange[] = [];
     for (const id of ids) {
@@ -377,6 +442,20 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
   }
 
   return {
+    async readAheadMatches(q, target, keyColumns, nulls, keys) {
+      const t = tableOf(target);
+      const byText = new Map<string, Record<string, unknown>>();
+      for (const key of keys) byText.set(matchText(target.meta, keyColumns, key), key);
+      await readMatching(q, t, keyColumns, nulls, byText);
+    },
+
+    async readAhead(q, target, key, values) {
+      const t = tableOf(target);
+      const byText = new Map<string, Record<string, unknown>>();
+      for (const v of values) if (!keyHasNull(key, v)) byText.set(keyOf(target.meta, key, v), v);
+      await readKeys(q, t, key, byText);
+    },
+
     async apply(q, target, run, journal, collect) {
       const t = tableOf(target);
       if (run.kind === "insert") return insertRows(q, t, run, journal, collect);
