@@ -9,11 +9,10 @@
 import type { DecodedBlock } from "../chain/types.js";
 import type { ActiveSubgraph } from "./block-apply.js";
 import { buildHandlerContexts } from "./context.js";
-import { planOps } from "./dispatch.js";
+import { type PlannedOp, planOps } from "./dispatch.js";
 import type { TraitCheck } from "./match-source.js";
-import { buildRuns, type SeqOp } from "./op-runs.js";
+import { isNull, ordered } from "./op-runs.js";
 import type { TaggedTarget } from "./table-sql.js";
-import type { IncrementOp, UpdateOp, UpsertOp } from "./types.js";
 
 /**
  * The key values one table's upserts and increments look up under one key (`keys`), or its
@@ -31,43 +30,52 @@ export function plannedLookups(
 ): PlannedLookup[] {
   const contexts = blocks.flatMap((b) => buildHandlerContexts(b, config));
   const lookups = new Map<string, PlannedLookup>();
+  const add = (id: string, make: () => PlannedLookup, values: Record<string, unknown>) => {
+    let lookup = lookups.get(id);
+    if (lookup === undefined) {
+      lookup = make();
+      lookups.set(id, lookup);
+    }
+    lookup.values.push(values);
+  };
   for (const { module, index } of subgraphs) {
-    let ops: SeqOp[];
+    let ops: PlannedOp[];
     try {
-      ops = planOps(module, index, contexts, check).map((op, seq) => ({ ...op, seq }));
+      ops = planOps(module, index, contexts, check);
     } catch {
       continue; // the block's own application reports the handler's failure
     }
-    const byTable = new Map<string, SeqOp[]>();
-    for (const op of ops) {
-      const list = byTable.get(op.op.table);
-      if (list) list.push(op);
-      else byTable.set(op.op.table, [op]);
-    }
-    for (const [table, tableOps] of byTable) {
-      const target = {
-        subgraph: module.name,
-        schema: module.schema,
-        meta: module.tables[table],
-        schemaHash: module.schemaHash,
-      };
-      for (const run of buildRuns(target.meta, tableOps)) {
-        let lookup: PlannedLookup | undefined;
-        if (run.kind === "upsert" || run.kind === "increment") {
-          const id = `${module.name}|${table}|keys|${run.key.join(",")}`;
-          lookup = lookups.get(id) ?? { kind: "keys", target, key: run.key, values: [] };
-          lookups.set(id, lookup);
-        } else if (run.kind === "update") {
-          const id = `${module.name}|${table}|matches|${run.keyColumns.join(",")}|${run.nulls.join(",")}`;
-          lookup = lookups.get(id) ?? { kind: "matches", target, key: run.keyColumns, nulls: run.nulls, values: [] };
-          lookups.set(id, lookup);
-        } else {
-          continue;
-        }
-        for (const planned of run.ops) {
-          const op = planned.op as UpsertOp | IncrementOp | UpdateOp;
-          lookup.values.push(op.kind === "upsert" ? op.values : op.key);
-        }
+    const target = (table: string) => ({
+      subgraph: module.name,
+      schema: module.schema,
+      meta: module.tables[table],
+      schemaHash: module.schemaHash,
+    });
+    // Key columns ordered as the runs order them (op-runs.ts), so the reads land under the same key.
+    for (const { op } of ops) {
+      if (op.kind === "upsert") {
+        add(
+          `${module.name}|${op.table}|keys|${op.key.join(",")}`,
+          () => ({ kind: "keys", target: target(op.table), key: [...op.key], values: [] }),
+          op.values,
+        );
+      } else if (op.kind === "increment") {
+        const meta = module.tables[op.table];
+        const key = ordered(meta, Object.keys(op.key));
+        add(
+          `${module.name}|${op.table}|keys|${key.join(",")}`,
+          () => ({ kind: "keys", target: target(op.table), key, values: [] }),
+          op.key,
+        );
+      } else if (op.kind === "update") {
+        const meta = module.tables[op.table];
+        const key = ordered(meta, Object.keys(op.key));
+        const nulls = key.map((c) => isNull(op.key[c]));
+        add(
+          `${module.name}|${op.table}|matches|${key.join(",")}|${nulls.join(",")}`,
+          () => ({ kind: "matches", target: target(op.table), key, nulls, values: [] }),
+          op.key,
+        );
       }
     }
   }
