@@ -34,7 +34,12 @@ describe("generated/", () => {
   it("holds every spec's artifacts and the registry; the built-ins are among the specs", async () => {
     const files = await expectedFiles();
     expect([...files.keys()]).toEqual(
-      [...SPECS.flatMap(({ name }) => ARTIFACTS.map((artifact) => `${name}/${artifact}`)), "index.ts"].sort(),
+      [
+        ...SPECS.flatMap(({ name }) => ARTIFACTS.map((artifact) => `${name}/${artifact}`)),
+        "index.ts",
+        "service-api.ts",
+        "service-openapi.json",
+      ].sort(),
     );
     expect(SPECS.map((s) => s.name)).toEqual(expect.arrayContaining(BUILT_IN_SUBGRAPHS));
   });
