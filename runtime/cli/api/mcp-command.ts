@@ -1,0 +1,2 @@
+import type { Command } from "commander";
+export function registerMcpCommand(_program: Command): void {}
