@@ -1734,6 +1734,7 @@ export interface operations {
                 };
                 content: {
                     "text/javascript": string;
+                    "text/css": string;
                 };
             };
             /** @description invalid request (`code` names the rule) */
@@ -1844,6 +1845,7 @@ export interface operations {
                 };
                 content: {
                     "text/javascript": string;
+                    "text/css": string;
                 };
             };
             /** @description invalid request (`code` names the rule) */

@@ -76,9 +76,9 @@ const sse = (description: string): ResponseDoc => ({
   description: `${description}; frames carry \`id\` (resume with Last-Event-ID), \`event\` and JSON \`data\``,
   content: { "text/event-stream": { schema: { type: "string" } } },
 });
-const text = (description: string, type: string): ResponseDoc => ({
+const text = (description: string, ...types: string[]): ResponseDoc => ({
   description,
-  content: { [type]: { schema: { type: "string" } } },
+  content: Object.fromEntries(types.map((t) => [t, { schema: { type: "string" } }])),
 });
 const lastEventId: Parameter = {
   name: "Last-Event-ID",
@@ -283,7 +283,7 @@ const OPERATIONS: readonly DocumentedRoute[] = [
       operationId: "getConsoleAsset",
       tag: "console",
       summary: "A file of the console bundle",
-      responses: { "200": text("asset", "text/javascript"), ...errors("400", "404", "503") },
+      responses: { "200": text("asset", "text/javascript", "text/css"), ...errors("400", "404", "503") },
     },
   },
   {
@@ -316,7 +316,7 @@ const OPERATIONS: readonly DocumentedRoute[] = [
       operationId: "getDocsAsset",
       tag: "docs",
       summary: "A file of the reference page",
-      responses: { "200": text("asset", "text/javascript"), ...errors("400", "404", "503") },
+      responses: { "200": text("asset", "text/javascript", "text/css"), ...errors("400", "404", "503") },
     },
   },
   {
