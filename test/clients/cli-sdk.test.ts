@@ -6,6 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerEventsCommands } from "../../runtime/cli/api/events-command.js";
@@ -21,10 +23,11 @@ import {
   type SluiceClient,
   type SseFrame,
 } from "../../runtime/sdk/index.js";
-import { runCli } from "../support/cli.js";
+import { CLI_ENTRY, runCli } from "../support/cli.js";
+import { REPO_ROOT } from "../support/fixtures.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
-import { postObserver, startTestService, waitFor } from "../support/service.js";
+import { postObserver, startTestService } from "../support/service.js";
 
 const TOKEN = "tok_cli-sdk-test";
 let t: TestDb;
@@ -325,5 +328,70 @@ describe("CLI", () => {
         .split("\n")
         .map((l) => JSON.parse(l).id),
     ).toEqual(all.slice(3, 5));
+  });
+});
+
+describe("sluice mcp", () => {
+  const connect = async (env: Record<string, string>) => {
+    const client = new Client({ name: "sluice-test", version: "1" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--import", "tsx", CLI_ENTRY, "mcp"],
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", SLUICE_URL: svc.apiUrl, ...env },
+      stderr: "pipe",
+    });
+    await client.connect(transport);
+    return client;
+  };
+  // biome-ignore lint/suspicious/noExplicitAny: tool results are JSON text
+  const parsed = (result: any) => JSON.parse(result.content[0].text);
+
+  it("lists the API as tools with schemas from the OpenAPI document and performs calls; writes need the token", async () => {
+    const withToken = await connect({ SLUICE_TOKEN: TOKEN });
+    try {
+      const { tools } = await withToken.listTools();
+      const names = tools.map((t) => t.name);
+      for (const name of ["webhooks_create", "webhooks_list", "webhooks_replay", "subgraphs_list", "subgraphs_deploy"])
+        expect(names).toContain(name);
+      for (const name of ["index_list_events", "streams_list_events", "subgraphs_list_table_rows"])
+        expect(names).toContain(name);
+      expect(names.some((n) => n.includes("stream_") || n.includes("subscriptions"))).toBe(false);
+      const doc = (await sdk.openapi()) as { components: { schemas: { WebhookCreate: { properties: object } } } };
+      const create = tools.find((t) => t.name === "webhooks_create");
+      expect(
+        Object.keys((create?.inputSchema.properties as { body: { properties: object } }).body.properties).sort(),
+      ).toEqual(Object.keys(doc.components.schemas.WebhookCreate.properties).sort());
+
+      const created = await withToken.callTool({
+        name: "webhooks_create",
+        arguments: { body: { name: "mcp-hook", url: receiver.url, triggers: [{ type: "stx_transfer" }] } },
+      });
+      expect(created.isError).toBe(false);
+      expect(parsed(created)).toMatchObject({ name: "mcp-hook", secret: expect.stringMatching(/^whsec_/) });
+      const listed = parsed(await withToken.callTool({ name: "webhooks_list", arguments: {} }));
+      expect(listed.webhooks.map((w: { name: string }) => w.name)).toContain("mcp-hook");
+      const events = parsed(await withToken.callTool({ name: "index_list_events", arguments: { limit: 4 } }));
+      expect(events.events.length).toBe(4);
+      const refused = await withToken.callTool({ name: "webhooks_get", arguments: { webhook: "no-such-hook" } });
+      expect(refused.isError).toBe(true);
+      expect(parsed(refused)).toMatchObject({ status: 404, code: "WEBHOOK_NOT_FOUND" });
+    } finally {
+      await withToken.close();
+    }
+
+    const anonymous = await connect({});
+    try {
+      const write = await anonymous.callTool({ name: "webhooks_list", arguments: {} });
+      expect(write.isError).toBe(true);
+      expect(parsed(write).error).toContain("needs the instance token");
+      const read = await anonymous.callTool({
+        name: "streams_list_events",
+        arguments: { types: "stx_transfer", limit: 1000 },
+      });
+      expect(parsed(read).events.length).toBe(truth.eventCounts.stx_transfer);
+    } finally {
+      await anonymous.close();
+    }
   });
 });
