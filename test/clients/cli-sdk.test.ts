@@ -359,8 +359,9 @@ describe("sluice mcp", () => {
       expect(names.some((n) => n.includes("stream_") || n.includes("subscriptions"))).toBe(false);
       const doc = (await sdk.openapi()) as { components: { schemas: { WebhookCreate: { properties: object } } } };
       const create = tools.find((t) => t.name === "webhooks_create");
+      if (!create) throw new Error("no webhooks_create tool");
       expect(
-        Object.keys((create?.inputSchema.properties as { body: { properties: object } }).body.properties).sort(),
+        Object.keys((create.inputSchema.properties as { body: { properties: object } }).body.properties).sort(),
       ).toEqual(Object.keys(doc.components.schemas.WebhookCreate.properties).sort());
 
       const created = await withToken.callTool({
