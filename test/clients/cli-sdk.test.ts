@@ -17,6 +17,7 @@ import { registerWebhooksCommands } from "../../runtime/cli/api/webhooks-command
 import type { Service } from "../../runtime/service.js";
 import { simulateChain } from "../../runtime/simulator/index.js";
 import {
+  backoffDelay,
   createSluiceClient,
   fileCheckpoint,
   SluiceApiError,
@@ -94,6 +95,14 @@ describe("SDK", () => {
     expect(err).toMatchObject({ status: 404, code: "SUBGRAPH_NOT_FOUND" });
     const anon = createSluiceClient({ url: svc.apiUrl });
     await expect(anon.status()).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("the SSE consumer gives up on a 4xx at once; its reconnect delay doubles from 0.5 s to 30 s", async () => {
+    const frames = sdk.streams.stream({ types: "no_such_type" });
+    await expect(frames.next()).rejects.toMatchObject({ status: 400 });
+    const delays = [1, 2, 3, 7, 20].map((attempt) => backoffDelay(attempt, undefined, undefined, () => 0));
+    expect(delays).toEqual([500, 1000, 2000, 30_000, 30_000]);
+    expect(backoffDelay(2, undefined, undefined, () => 1)).toBe(800);
   });
 
   it("the SSE consumer resumes after its last frame id, and a file checkpoint carries it across restarts", async () => {
