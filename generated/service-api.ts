@@ -333,7 +333,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rows of a table, keyset-paginated. Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`. */
+        /**
+         * Rows of a table, keyset-paginated
+         * @description Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`.
+         */
         get: operations["listTableRows"];
         put?: never;
         post?: never;
@@ -350,7 +353,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Row count over the filtered set. Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`. */
+        /**
+         * Row count over the filtered set
+         * @description Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`.
+         */
         get: operations["countTableRows"];
         put?: never;
         post?: never;
@@ -367,7 +373,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Aggregates over the filtered set (at most 32 columns). Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`. */
+        /**
+         * Aggregates over the filtered set (at most 32 columns)
+         * @description Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`.
+         */
         get: operations["aggregateTableRows"];
         put?: never;
         post?: never;
@@ -384,7 +393,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** New rows as Server-Sent Events. Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`. */
+        /**
+         * New rows as Server-Sent Events
+         * @description Column filters (`<col>`, `<col>.neq`, `.like`, `.gt`, `.gte`, `.lt`, `.lte`) depend on the table: see `/v1/subgraphs/{name}/openapi.json`.
+         */
         get: operations["streamTableRows"];
         put?: never;
         post?: never;

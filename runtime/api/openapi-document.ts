@@ -65,6 +65,7 @@ function operation(route: DocumentedRoute): Json {
     summary: doc.summary,
     tags: [doc.tag],
   };
+  if (doc.description) op.description = doc.description;
   if (doc.deprecated) op.deprecated = true;
   if (parameters.length) op.parameters = parameters as unknown as Json;
   if (doc.requestBody) op.requestBody = doc.requestBody as unknown as Json;

@@ -41,6 +41,8 @@ import { DEFAULT_GRACE_SECONDS, LIST_LIMIT, MAX_GRACE_SECONDS, MAX_TEST_MESSAGE 
 export interface OperationDoc {
   operationId: string;
   summary: string;
+  /** Longer text (Markdown) under the summary. */
+  description?: string;
   tag: string;
   parameters?: Parameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: Schema }> };
@@ -370,7 +372,8 @@ const OPERATIONS: readonly DocumentedRoute[] = [
     doc: {
       operationId: "listTableRows",
       tag: "subgraphs",
-      summary: `Rows of a table, keyset-paginated. ${COLUMN_FILTERS}`,
+      summary: "Rows of a table, keyset-paginated",
+      description: COLUMN_FILTERS,
       parameters: rowParams(LIST_PARAMS),
       responses: { "200": json("one page", ref("RowsPage")), ...errors("304", ...READ_ERRORS, "404") },
     },
@@ -382,7 +385,8 @@ const OPERATIONS: readonly DocumentedRoute[] = [
     doc: {
       operationId: "countTableRows",
       tag: "subgraphs",
-      summary: `Row count over the filtered set. ${COLUMN_FILTERS}`,
+      summary: "Row count over the filtered set",
+      description: COLUMN_FILTERS,
       parameters: rowParams(LIST_PARAMS),
       responses: { "200": json("the count", ref("Count")), ...errors(...READ_ERRORS, "404") },
     },
@@ -394,7 +398,8 @@ const OPERATIONS: readonly DocumentedRoute[] = [
     doc: {
       operationId: "aggregateTableRows",
       tag: "subgraphs",
-      summary: `Aggregates over the filtered set (at most ${MAX_AGGREGATE_COLUMNS} columns). ${COLUMN_FILTERS}`,
+      summary: `Aggregates over the filtered set (at most ${MAX_AGGREGATE_COLUMNS} columns)`,
+      description: COLUMN_FILTERS,
       parameters: rowParams(AGGREGATE_PARAMS),
       responses: { "200": json("aggregates", ref("Aggregate")), ...errors(...READ_ERRORS, "404") },
     },
@@ -406,7 +411,8 @@ const OPERATIONS: readonly DocumentedRoute[] = [
     doc: {
       operationId: "streamTableRows",
       tag: "subgraphs",
-      summary: `New rows as Server-Sent Events. ${COLUMN_FILTERS}`,
+      summary: "New rows as Server-Sent Events",
+      description: COLUMN_FILTERS,
       parameters: [...rowParams(STREAM_PARAMS), lastEventId],
       responses: { "200": sse("row stream"), ...errors(...READ_ERRORS, "404", "503") },
     },
