@@ -120,7 +120,7 @@ describe("SDK", () => {
 });
 
 describe("CLI", () => {
-  it("every API command has --help; the top-level help lists them without loading them", async () => {
+  it("every API command has --help; the top-level help lists them", async () => {
     const program = new Command("sluice").exitOverride();
     registerStatusCommand(program);
     registerEventsCommands(program);
@@ -403,5 +403,47 @@ describe("sluice mcp", () => {
     } finally {
       await anonymous.close();
     }
+  });
+});
+
+describe("SSE reconnect", () => {
+  it("while the service restarts, the consumer retries with backoff, then resumes after its last frame id", async () => {
+    const all = [];
+    for await (const e of sdk.streams.eventsAll({ limit: 1000 })) all.push(`${e.block_height}:${e.event_index}`);
+    const reconnects: number[] = [];
+    const frames = sdk.streams.stream(
+      { from_height: 0 },
+      { minDelayMs: 100, maxDelayMs: 1000, onReconnect: ({ delayMs }) => reconnects.push(delayMs) },
+    );
+    const ids: (string | undefined)[] = [];
+    for await (const f of frames) {
+      if (f.event !== "message") continue;
+      ids.push(f.id);
+      if (ids.length === 3) break;
+    }
+    // A consumer restarted from the third id (its checkpoint) while the service itself restarts.
+    const resumed = sdk.streams.stream(
+      {},
+      {
+        lastEventId: ids[2],
+        minDelayMs: 100,
+        maxDelayMs: 1000,
+        onReconnect: ({ delayMs }) => reconnects.push(delayMs),
+      },
+    );
+    const port = new URL(svc.apiUrl).port;
+    await svc.stop();
+    const next = resumed.next(); // connects while the service is down: refused, retried with backoff
+    svc = await startTestService(t.db, { WEBHOOK_ALLOW_PRIVATE: "true", INSTANCE_TOKEN: TOKEN, API_PORT: port });
+    const got: (string | undefined)[] = [];
+    let step = await next;
+    while (!step.done) {
+      if (step.value.event === "message") got.push(step.value.id);
+      if (got.length === 3) break;
+      step = await resumed.next();
+    }
+    await resumed.return(undefined);
+    expect([...ids, ...got]).toEqual(all.slice(0, 6));
+    expect(reconnects.length).toBeGreaterThan(0);
   });
 });
