@@ -104,8 +104,8 @@ export function output(
   value: unknown,
   table?: { columns: string[]; rows: Record<string, unknown>[] },
 ) {
-  if (options.json || value === undefined) {
-    if (value !== undefined) printJson(value);
+  if (options.json) {
+    printJson(value);
     return;
   }
   if (table) {
@@ -121,7 +121,7 @@ export function output(
   printJson(value);
 }
 
-/** `--set key=value` style pairs → an object (`5` stays a string: the service validates). */
+/** An option holding JSON (`--triggers`, `--filter`), parsed; not JSON is a usage error (exit 2). */
 export function parseJsonOption(name: string, text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {

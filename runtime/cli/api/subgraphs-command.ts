@@ -110,8 +110,8 @@ export function registerSubgraphsApiCommands(program: Command): void {
     (name: string, o: ApiOptions) =>
       run(async () => {
         await clientOf(o).subgraphs.remove(name);
-        output(o, o.json ? { removed: name } : undefined);
-        if (!o.json) process.stdout.write(`removed ${name}\n`);
+        if (o.json) printJson({ removed: name });
+        else process.stdout.write(`removed ${name}\n`);
       }),
   );
 
