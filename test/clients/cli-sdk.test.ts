@@ -28,7 +28,7 @@ import { CLI_ENTRY, runCli } from "../support/cli.js";
 import { REPO_ROOT } from "../support/fixtures.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
-import { postObserver, startTestService } from "../support/service.js";
+import { postObserver, startTestService, waitFor } from "../support/service.js";
 
 const TOKEN = "tok_cli-sdk-test";
 let t: TestDb;
@@ -231,6 +231,11 @@ describe("CLI", () => {
     ]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout).enqueuedCount).toBe(truth.eventCounts.stx_transfer);
+    // Every replayed delivery arrives before the receiver starts failing below.
+    const replayed = () =>
+      receiver.deliveredBodies().filter((b) => (b as { type?: string }).type === "chain.stx_transfer.apply").length;
+    await waitFor(() => replayed() >= truth.eventCounts.stx_transfer);
+    expect(replayed()).toBe(truth.eventCounts.stx_transfer);
 
     receiver.set({ status: 500 });
     const failed = await cli(["webhooks", "test", "cli-hook"]);
