@@ -9,6 +9,7 @@ import { emitIndex } from "./emit-index.js";
 import { emitMigration } from "./emit-migration.js";
 import { emitOpenApi } from "./emit-openapi.js";
 import { emitRoutes } from "./emit-routes.js";
+import { emitServiceOpenApi, emitServiceTypes } from "./emit-service.js";
 import { modelSpec, type SpecInput } from "./model-spec.js";
 import type { SubgraphModel } from "./model.js";
 import { type SpecError, sortSpecErrors } from "./spec-error.js";
@@ -51,6 +52,9 @@ export async function generate(inputs: readonly SpecInput[]): Promise<GenerateRe
     for (const [path, contents] of await generateSubgraph(model)) files.set(path, contents);
   }
   files.set("index.ts", emitIndex(models.map((m) => m.name)));
+  // The service's own API (top-level files: no subgraph directory can take their names).
+  files.set("service-openapi.json", emitServiceOpenApi());
+  files.set("service-api.ts", await emitServiceTypes());
   return { ok: true, files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
 }
 

@@ -16,6 +16,7 @@ import { createPrintSchemaStore } from "./events/print-schema-store.js";
 import { createRequestContext, requestIdOf } from "./http/request-context.js";
 import { SubgraphPageCache } from "./subgraphs/page-cache.js";
 import { checkRouteTable } from "./http/route-table.js";
+import { undocumentedRoutes } from "./openapi-document.js";
 import { routes as defaultRoutes } from "./routes.js";
 import type { ApiDeps, ApiHandler, ApiRoute, ApiRouteTable, HandlerContext } from "./types.js";
 
@@ -39,6 +40,14 @@ export interface ApiObserver {
 export function createApiApp(deps: ApiAppDeps): Express {
   const { routes = defaultRoutes, observer, ...apiDeps } = deps;
   const problems = checkRouteTable(routes);
+  // The served table must match its OpenAPI document (test tables add routes of their own).
+  if (routes === defaultRoutes) {
+    const { undocumented, unserved } = undocumentedRoutes(routes);
+    problems.push(
+      ...undocumented.map((r) => `${r}: not in openapi-operations.ts`),
+      ...unserved.map((r) => `${r}: documented in openapi-operations.ts but not served`),
+    );
+  }
   if (problems.length) throw new Error(`invalid route table:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
 
   const access = {

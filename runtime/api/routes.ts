@@ -9,6 +9,7 @@ import { webhookRoutes } from "./webhooks/routes.js";
 import { getHealth, getMetrics, getNode, getStatus } from "./ops.js";
 import { getSigningKey } from "./public.js";
 import { getConsoleAsset, getConsolePage } from "./console.js";
+import { getDocsAsset, getDocsPage, getOpenApi } from "./docs.js";
 import type { ApiRouteTable } from "./types.js";
 import { getPrintSchema, getTransactionProof, listIndexEvents } from "./events/index-routes.js";
 import { listStreamEvents, streamEvents } from "./events/streams-routes.js";
@@ -40,6 +41,11 @@ export const routes: ApiRouteTable = [
   // The operators' web console (console.ts): page and bundle are public, the data it shows is not
   { method: "GET", path: "/console", auth: "public", handler: getConsolePage },
   { method: "GET", path: "/console/:asset", auth: "public", handler: getConsoleAsset },
+  // The service's OpenAPI document and its reference page (docs.ts; every row here is documented
+  // in openapi-operations.ts, or the service does not start)
+  { method: "GET", path: "/openapi.json", auth: "public", handler: getOpenApi },
+  { method: "GET", path: "/docs", auth: "public", handler: getDocsPage },
+  { method: "GET", path: "/docs/:asset", auth: "public", handler: getDocsAsset },
   // Subgraph tables (SPEC.md "Subgraph routes"): literal segments before `:table` / `:id`
   { method: "GET", path: "/v1/subgraphs", auth: "read", handler: listSubgraphs },
   { method: "GET", path: "/v1/subgraphs/:name", auth: "read", handler: getSubgraph },

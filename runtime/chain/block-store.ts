@@ -9,6 +9,7 @@ import { addressActivityColumns, addressActivity } from "./address-activity.js";
 import type {
   ClarityJson,
   DecodedBlock,
+  DecodedBurnBlock,
   DecodedEvent,
   DecodedTx,
   EventType,
@@ -155,6 +156,25 @@ function eventColumns(e: readonly DecodedEvent[]): unknown[][] {
     e.map((x) => text(x.topic)),
     e.map((x) => toJsonb(x.payload)),
   ];
+}
+
+/**
+ * Burn block rows in one statement (a burn block seen twice keeps its first row, as when each was
+ * inserted alone).
+ */
+export async function insertBurnBlocks(q: Queryable, burns: readonly DecodedBurnBlock[]): Promise<void> {
+  await q.query(
+    `INSERT INTO chain.burn_blocks (burn_block_hash, burn_block_height, burn_amount, reward_recipients, reward_slot_holders)
+     SELECT * FROM unnest($1::text[], $2::integer[], $3::numeric[], $4::jsonb[], $5::jsonb[])
+     ON CONFLICT (burn_block_hash) DO NOTHING`,
+    [
+      burns.map((b) => b.burnBlockHash),
+      burns.map((b) => b.burnBlockHeight),
+      burns.map((b) => b.burnAmount),
+      burns.map((b) => JSON.stringify(b.rewardRecipients)),
+      burns.map((b) => JSON.stringify(b.rewardSlotHolders)),
+    ],
+  );
 }
 
 /** Flips the canonical flag of a block and all its rows. */

@@ -25,6 +25,12 @@ export type AfterCommitHook = (q: Queryable) => void;
 export interface BlockHooks {
   /** A block became canonical: derive rows from it. */
   applyBlock(q: Queryable, block: DecodedBlock): Promise<void>;
+  /**
+   * A transaction of many requests is about to apply `blocks` (some may turn out to be side
+   * blocks): read ahead, in bulk, what applying them will read. An optimisation only: it may do
+   * nothing, and it must not change what the blocks' application does.
+   */
+  readAhead?(q: Queryable, blocks: readonly DecodedBlock[]): Promise<void>;
   /** A canonical block was orphaned by a reorg whose fork point is `forkPointHeight` (README
    * "Reorgs"): undo what applyBlock derived (called newest first). */
   revertBlock(q: Queryable, block: BlockRef, forkPointHeight: number): Promise<void>;

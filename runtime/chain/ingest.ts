@@ -7,7 +7,14 @@
 import type { Db, Queryable } from "../db/types.js";
 import { RetryableError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { insertBlockRows, loadBlock, readBranch, readCanonicalFrom, setCanonical } from "./block-store.js";
+import {
+  insertBlockRows,
+  insertBurnBlocks,
+  loadBlock,
+  readBranch,
+  readCanonicalFrom,
+  setCanonical,
+} from "./block-store.js";
 import { type Decoded, type DecodeResult, tryDecode } from "./decode-request.js";
 import { type ChainStep, decideFinality } from "./finality.js";
 import { type BlockRef, branchFloor, planForkChoice } from "./fork-choice.js";
@@ -23,7 +30,7 @@ import { type BlockHooks, type IngestOutcome, type ReorgRecord, RetryTransaction
 import { malformedReason } from "./malformed.js";
 import { readTip, type TipNotification, tipRef, updateTip } from "./tip.js";
 import { lockTransactionTip, type TransactionTip } from "./transaction-tip.js";
-import type { DecodedBlock } from "./types.js";
+import type { DecodedBlock, DecodedBurnBlock } from "./types.js";
 
 /**
  * An archive restore is in progress (sluice archive bootstrap/backfill/repair): the request stays
@@ -105,16 +112,23 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
 
   /**
    * The transaction's tip, locked by its first block or burn block (transaction-tip.ts), which
-   * also learns which of `blockHashes` (the transaction's blocks) are stored already.
+   * also learns which of `blockHashes` (the transaction's blocks) are stored already. Burn block
+   * rows wait here too and go in one statement at `flush`: nothing in the transaction reads them,
+   * and one insert per burn block was a round trip each.
    */
   function transactionTip(q: Queryable, blockHashes: readonly string[]) {
     let locked: Promise<TransactionTip> | null = null;
+    const burnRows: DecodedBurnBlock[] = [];
     return {
       get: () => {
         locked ??= lockTransactionTip(q, blockHashes, confirmations);
         return locked;
       },
+      burnBlock: (row: DecodedBurnBlock) => {
+        burnRows.push(row);
+      },
       flush: async () => {
+        if (burnRows.length > 0) await insertBurnBlocks(q, burnRows.splice(0));
         if (locked !== null) await (await locked).flush();
       },
     };
@@ -127,17 +141,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       const tt = await tips.get();
       if (tt.restoring) throw new RestoreInProgressError();
       const b = decoded.burn;
-      await q.query(
-        `INSERT INTO chain.burn_blocks (burn_block_hash, burn_block_height, burn_amount, reward_recipients, reward_slot_holders)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (burn_block_hash) DO NOTHING`,
-        [
-          b.burnBlockHash,
-          b.burnBlockHeight,
-          b.burnAmount,
-          JSON.stringify(b.rewardRecipients),
-          JSON.stringify(b.rewardSlotHolders),
-        ],
-      );
+      tips.burnBlock(b);
       tt.raiseBurn(b.burnBlockHeight);
       return { kind: "burn_block", burnBlockHeight: b.burnBlockHeight };
     }
@@ -368,6 +372,13 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
             if (decoded.kind === "block") blockHashes.push(decoded.block.indexBlockHash);
           }
           const tips = transactionTip(q, blockHashes);
+          const blocks = indexes.map((i) => items[i].decoded).filter((d) => d?.kind === "block");
+          if (blocks.length > 1)
+            for (const h of hooks)
+              await h.readAhead?.(
+                q,
+                blocks.map((d) => d.block),
+              );
           const results: IngestOutcome[] = [];
           for (const i of indexes) {
             const { sourceKey, decoded } = items[i];

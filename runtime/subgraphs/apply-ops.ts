@@ -2,7 +2,7 @@
  * Writes a subgraph's planned row operations: per table, in chain
  * order, one statement per run (op-runs.ts), journaling pre-images for blocks that can still
  * reorg, and — when asked — turning the results into RowChanges. Given the transaction's rows
- * (transaction-rows.ts), upsert, increment and insert runs are folded in memory instead and written once
+ * (transaction-rows.ts), upsert, increment, insert and update runs are folded in memory instead and written once
  * at the transaction's end; a statement on the same table writes them first.
  */
 import { schemaTag } from "../db/prepared-statements.js";
@@ -77,12 +77,12 @@ export async function applyTableOps(
 ): Promise<DraftChange[]> {
   const out: DraftChange[] = [];
   for (const run of buildRuns(target.meta, ops)) {
-    if (memory !== undefined && (run.kind === "upsert" || run.kind === "increment" || run.kind === "insert")) {
+    if (memory !== undefined && run.kind !== "delete") {
       out.push(...(await memory.apply(q, target, run, journal, collect)));
       continue;
     }
-    // The statement must see the rows folded so far; an update or delete changes rows the cache
-    // holds, which it then reads again.
+    // The statement must see the rows folded so far; a delete changes rows the cache holds, which
+    // it then reads again.
     await memory?.flushTable(q, target);
     if (run.kind === "update" || run.kind === "delete") memory?.forgetTable(target);
     const sql = statement(cache, target, run, journal !== null, collect);

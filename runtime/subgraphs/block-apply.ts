@@ -8,8 +8,8 @@
  * `optimistic` (live ingestion) skips the savepoints, two round trips per block: the database
  * refusing a row is rare, and then the step throws RetryTransactionError, the ingestor rolls the
  * transaction back and runs it again, and the engine applies that block with savepoints. An
- * optimistic step given the transaction's rows (`memory`, transaction-rows.ts) folds upserts and
- * increments there; the engine writes them before the commit. A step with savepoints writes what
+ * optimistic step given the transaction's rows (`memory`, transaction-rows.ts) folds upserts,
+ * increments, inserts and updates there; the engine writes them before the commit. A step with savepoints writes what
  * earlier blocks left in memory first, then runs one statement per run, so a refusal is caught in
  * the subgraph's own savepoint.
  */

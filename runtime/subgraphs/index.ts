@@ -16,6 +16,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { pgSchemaName, sqlIdent } from "../../generator/naming.js";
 import { type BlockHooks, RetryTransactionError } from "../chain/hooks.js";
+import type { DecodedBlock } from "../chain/types.js";
 import type { Config } from "../config/index.js";
 import type { Db, Queryable } from "../db/types.js";
 import { badRequest, conflict, notFound, ServiceError } from "../internal/errors.js";
@@ -49,6 +50,7 @@ import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
 import { createTableStats } from "./table-stats.js";
+import { plannedLookups } from "./read-ahead.js";
 import { createTransactionRows, type TransactionRows } from "./transaction-rows.js";
 import { createTransactionView, type SubgraphStatusRow } from "./transaction-view.js";
 import type {
@@ -124,6 +126,15 @@ export interface SubgraphEngineDeps {
   observer?: SubgraphApplyObserver;
 }
 
+/** What one transaction holds: its rows in memory, the blocks applied, the blocks read ahead for. */
+interface TransactionMemory {
+  rows: TransactionRows;
+  blocks: string[];
+  ahead: readonly DecodedBlock[];
+  /** Whether the cache holds the read-ahead of `ahead` (a reorg's revert empties it). */
+  aheadRead: boolean;
+}
+
 /** What the engine reports of each block it applies to the subgraphs. */
 export interface SubgraphApplyObserver {
   applied(subgraph: string, seconds: number): void;
@@ -147,7 +158,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   const cache: StatementCache = new Map();
   const view = createTransactionView();
   // Rows each ingest transaction holds in memory (transaction-rows.ts), with the blocks it applied.
-  const memories = new WeakMap<Queryable, { rows: TransactionRows; blocks: string[] }>();
+  const memories = new WeakMap<Queryable, TransactionMemory>();
   const stats = createTableStats();
   // Blocks whose optimistic step failed: their retry uses savepoints (block-apply.ts).
   const isolate = new Set<string>();
@@ -204,10 +215,10 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     return false;
   }
 
-  function memoryOf(q: Queryable): { rows: TransactionRows; blocks: string[] } {
+  function memoryOf(q: Queryable): TransactionMemory {
     let memory = memories.get(q);
     if (memory === undefined) {
-      memory = { rows: createTransactionRows(cache, stats), blocks: [] };
+      memory = { rows: createTransactionRows(cache, stats), blocks: [], ahead: [], aheadRead: false };
       memories.set(q, memory);
     }
     return memory;
@@ -235,7 +246,44 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     for (const listener of listeners) await listener(q, changes, block);
   }
 
+  /** Reads what `blocks` will look up (read-ahead.ts), unless a redo applies them statement by statement. */
+  async function readAhead(q: Queryable, blocks: readonly DecodedBlock[]): Promise<void> {
+    if (isolate.size > 0 || blocks.length === 0) return;
+    const rows = await view.rows(q);
+    if (rows.length === 0) return;
+    await syncModules(q, rows);
+    const subs: ActiveSubgraph[] = [];
+    for (const r of rows) {
+      const sub = r.status === "ready" ? active(r.name) : undefined;
+      if (sub) subs.push(sub);
+    }
+    const memory = memoryOf(q).rows;
+    const lookups = plannedLookups(subs, blocks, contracts, traits.check);
+    if (lookups.length === 0) return;
+    // A key the database cannot take (a value its column refuses) must not fail the transaction:
+    // the block's own application then meets it where refusals are handled.
+    await q.query("SAVEPOINT sluice_read_ahead");
+    try {
+      for (const l of lookups) {
+        if (l.kind === "keys") await memory.readAhead(q, l.target, l.key, l.values);
+        else await memory.readAheadMatches(q, l.target, l.key, l.nulls, l.values);
+      }
+      await q.query("RELEASE SAVEPOINT sluice_read_ahead");
+    } catch {
+      await q.query("ROLLBACK TO SAVEPOINT sluice_read_ahead");
+      await q.query("RELEASE SAVEPOINT sluice_read_ahead");
+      memory.forget();
+    }
+  }
+
   const hooks: BlockHooks = {
+    async readAhead(q, blocks) {
+      const memory = memoryOf(q);
+      memory.ahead = blocks;
+      await readAhead(q, blocks);
+      memory.aheadRead = true;
+    },
+
     async applyBlock(q, block) {
       traits.noteBlock(block);
       const rows = await view.rows(q);
@@ -255,6 +303,14 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
           : null;
       const careful = isolate.has(block.indexBlockHash);
       const memory = memoryOf(q);
+      if (!memory.aheadRead && memory.ahead.length > 0) {
+        // A reorg emptied the cache: read again for this block and those after it.
+        memory.aheadRead = true;
+        await readAhead(
+          q,
+          memory.ahead.filter((b) => b.height >= block.height),
+        );
+      }
       memory.blocks.push(block.indexBlockHash);
       const result = await applyBlocks(q, subs, [block], {
         journal,
@@ -291,7 +347,9 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     async revertBlock(q, ref, forkPointHeight) {
       // The revert reads the tables and the undo journal: what memory holds goes there first.
       await writeMemory(q);
-      memories.get(q)?.rows.forget();
+      const memory = memories.get(q);
+      memory?.rows.forget();
+      if (memory) memory.aheadRead = false;
       await view.reload(q); // progress as stored, with what this transaction applied so far
       const rows = await view.rows(q);
       await syncModules(q, rows);

@@ -44,13 +44,13 @@ function columnType(meta: TableMeta, column: string): ColumnType {
 }
 
 /** Columns in the table's declared order (deterministic statement text). */
-function ordered(meta: TableMeta, columns: Iterable<string>): string[] {
+export function ordered(meta: TableMeta, columns: Iterable<string>): string[] {
   const set = new Set(columns);
   for (const c of set) columnType(meta, c);
   return Object.keys(meta.columns).filter((c) => set.has(c));
 }
 
-const isNull = (v: unknown) => v === null || v === undefined;
+export const isNull = (v: unknown) => v === null || v === undefined;
 
 /** Splits one table's operations (in chain order) into runs; see the module comment. */
 export function buildRuns(meta: TableMeta, ops: readonly SeqOp[]): Run[] {

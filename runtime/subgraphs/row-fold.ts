@@ -124,6 +124,40 @@ export function foldOp(
   return row;
 }
 
+/**
+ * Identity of a row under an update's key columns, equal exactly when the statement's `=` /
+ * `IS NULL` would match (a null is its own value here, unlike keyOf). Columns the fold cannot
+ * compare exactly (jsonb, timestamps) throw RowRefusedError: the statement decides.
+ */
+export function matchText(meta: TableMeta, columns: readonly string[], source: Record<string, unknown>): string {
+  let text = "";
+  for (const c of columns) {
+    const type = typeOf(meta, c);
+    if (type === "jsonb" || type === "timestamp")
+      throw new RowRefusedError(`${meta.name}.${c} is not compared in memory`);
+    const v = source[c];
+    if (v === null || v === undefined) {
+      text += "-";
+      continue;
+    }
+    const part = String(renderValue(type, v));
+    text += `${part.length}:${part}`;
+  }
+  return text;
+}
+
+/** The row after an update: its `set` columns written, `_block_height`/`_tx_id` of the update. */
+export function foldUpdate(meta: TableMeta, before: RenderedRow, planned: SeqOp): RenderedRow {
+  const op = planned.op;
+  if (op.kind !== "update") throw new Error(`not an update: ${op.kind}`);
+  const row = { ...before };
+  row._block_height = String(planned.blockHeight);
+  row._tx_id = planned.txId;
+  for (const c in op.set) row[c] = renderInput(typeOf(meta, c), op.set[c]);
+  checkColumns(meta, row, op.set);
+  return row;
+}
+
 function checkColumns(meta: TableMeta, row: RenderedRow, written: Record<string, unknown>): void {
   for (const name in written) checkColumn(meta, name, row[name]);
 }

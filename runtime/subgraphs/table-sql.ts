@@ -269,6 +269,29 @@ export function selectByKeysSql(target: TableTarget, key: readonly string[]): st
 }
 
 /**
+ * The stored rows any of several update keys match (the update statement's predicate, with the
+ * B-tree range form of selectByKeysSql). `nulls`: key columns matched with IS NULL. Parameters:
+ * one array per non-null key column.
+ */
+export function selectMatchingSql(
+  target: TableTarget,
+  keyColumns: readonly string[],
+  nulls: readonly boolean[],
+): string {
+  const valued = keyColumns.filter((_c, i) => !nulls[i]);
+  const preds = keyColumns.map((c, i) => {
+    if (nulls[i]) return `t.${sqlIdent(c)} IS NULL`;
+    const k = `k.k${valued.indexOf(c)}`;
+    return `t.${sqlIdent(c)} >= ${k} AND t.${sqlIdent(c)} <= ${k}`;
+  });
+  if (valued.length === 0)
+    return `SELECT ${rowSql(target.meta, "t")} FROM ${qualified(target)} t WHERE ${preds.join(" AND ") || "true"}`;
+  const arrays = valued.map((c, i) => `$${i + 1}::${arrayType(target.meta, c)}`).join(", ");
+  return `SELECT DISTINCT ON (t."_id") ${rowSql(target.meta, "t")} FROM unnest(${arrays}) AS k(${valued.map((_c, i) => `k${i}`).join(", ")})
+  JOIN ${qualified(target)} t ON ${preds.join(" AND ")}`;
+}
+
+/**
  * `$1` fresh `_id`s of the table (in order) with the transaction's `now()` as PostgreSQL prints it
  * (a new row's `_created_at`). Parameters: count, the table's qualified name.
  */

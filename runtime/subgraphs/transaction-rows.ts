@@ -18,13 +18,24 @@
 import { schemaTag } from "../db/prepared-statements.js";
 import type { Queryable } from "../db/types.js";
 import { type DraftChange, draft, renderRow, type Run, type SeqOp } from "./op-runs.js";
-import { foldOp, type FreshRow, keyHasNull, keyOf, paramOf, type RenderedRow, RowRefusedError } from "./row-fold.js";
+import {
+  foldOp,
+  foldUpdate,
+  type FreshRow,
+  keyHasNull,
+  keyOf,
+  matchText,
+  paramOf,
+  type RenderedRow,
+  RowRefusedError,
+} from "./row-fold.js";
 import {
   INSERT_UNDO_ROWS_SQL,
   insertRowsSql,
   qualified,
   RESERVE_IDS_SQL,
   selectByKeysSql,
+  selectMatchingSql,
   type JournalTarget,
   type StatementCache,
   type TableTarget,
@@ -32,10 +43,10 @@ import {
   updateRowsSql,
 } from "./table-sql.js";
 import type { TableStats } from "./table-stats.js";
-import type { IncrementOp, TableMeta } from "./types.js";
+import type { IncrementOp, TableMeta, UpdateOp } from "./types.js";
 
-/** An upsert, increment or insert run (op-runs.ts): what this cache applies. */
-export type MemoryRun = Extract<Run, { kind: "upsert" | "increment" | "insert" }>;
+/** An upsert, increment, insert or update run (op-runs.ts): what this cache applies. */
+export type MemoryRun = Extract<Run, { kind: "upsert" | "increment" | "insert" | "update" }>;
 
 interface UndoEntry {
   hash: string;
@@ -52,6 +63,12 @@ interface TableRows {
   rows: Map<number, RenderedRow>;
   /** Key columns (joined) → rendered key → `_id`, over every row in `rows`. */
   indexes: Map<string, { key: readonly string[]; ids: Map<string, number> }>;
+  /** Key columns (joined) → rendered keys no stored row held when read (nothing else writes the table). */
+  absent: Map<string, Set<string>>;
+  /** An update's key signature → match texts whose stored rows are all cached (read ahead). */
+  matchRead: Map<string, Set<string>>;
+  /** An update's key columns (joined) → match text (row-fold.ts matchText) → the rows it matches. */
+  matches: Map<string, { columns: readonly string[]; ids: Map<string, Set<number>> }>;
   /** Rows not in the table yet (inserted at flush). */
   created: Set<number>;
   /** Stored rows changed since read (overwritten at flush). */
@@ -62,6 +79,24 @@ interface TableRows {
 }
 
 export interface TransactionRows {
+  /**
+   * Reads, in one statement, the stored rows of keys that later runs will look up (`values`: each
+   * one's key values); what no row holds is remembered as absent, so those runs read nothing.
+   */
+  readAhead(
+    q: Queryable,
+    target: TaggedTarget,
+    key: readonly string[],
+    values: readonly Record<string, unknown>[],
+  ): Promise<void>;
+  /** The same for update keys (`keys`: each update's key values; `nulls`: columns matched IS NULL). */
+  readAheadMatches(
+    q: Queryable,
+    target: TaggedTarget,
+    keyColumns: readonly string[],
+    nulls: readonly boolean[],
+    keys: readonly Record<string, unknown>[],
+  ): Promise<void>;
   /** Applies an upsert/increment/insert run of one table in memory; returns its changes when `collect`. */
   apply(
     q: Queryable,
@@ -93,6 +128,8 @@ const tableKey = (target: TableTarget) => `${target.schema}.${target.meta.name}`
 export function createTransactionRows(cache: StatementCache, stats?: TableStats): TransactionRows {
   const tables = new Map<string, TableRows>();
   const spareIds = new Map<string, number[]>();
+  // How many times each table reserved ids in this transaction (each asks for more).
+  const reserveRounds = new Map<string, number>();
   // Rows added per table in this transaction, for the planner's statistics (table-stats.ts).
   const growth = new Map<string, { target: TableTarget; rows: number }>();
   const grow = (target: TableTarget, rows: number) => {
@@ -119,6 +156,9 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
         target,
         rows: new Map(),
         indexes: new Map(),
+        matches: new Map(),
+        absent: new Map(),
+        matchRead: new Map(),
         created: new Set(),
         changed: new Set(),
         undo: [],
@@ -155,12 +195,29 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       if (old !== undefined && !keyHasNull(key, old)) ids.delete(keyOf(t.target.meta, key, old));
       if (!keyHasNull(key, row)) ids.set(keyOf(t.target.meta, key, row), id);
     }
+    for (const { columns, ids } of t.matches.values()) {
+      if (old !== undefined && columns.every((c) => old[c] === row[c])) continue;
+      if (old !== undefined) ids.get(matchText(t.target.meta, columns, old))?.delete(id);
+      addMatch(ids, matchText(t.target.meta, columns, row), id);
+    }
     t.rows.set(id, row);
   }
 
+  function matchIndexOf(t: TableRows, columns: readonly string[]): Map<string, Set<number>> {
+    const signature = columns.join(",");
+    let index = t.matches.get(signature);
+    if (index === undefined) {
+      index = { columns, ids: new Map() };
+      for (const [id, row] of t.rows) addMatch(index.ids, matchText(t.target.meta, columns, row), id);
+      t.matches.set(signature, index);
+    }
+    return index.ids;
+  }
+
   /**
-   * Reads the stored rows of the keys not cached yet (rows already cached keep their state);
-   * returns how many keys no row holds. `texts`: each operation's key text (null: a null key).
+   * Reads the stored rows of the keys not cached yet (rows already cached keep their state; keys
+   * read before and found absent are not read again); returns how many keys no row holds.
+   * `texts`: each operation's key text (null: a null key).
    */
   async function readMissing(
     q: Queryable,
@@ -169,16 +226,37 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     run: MemoryRun,
     texts: readonly (string | null)[],
   ): Promise<number> {
-    const ids = indexOf(t, key);
-    const missing = new Map<string, Record<string, unknown>>();
+    const values = new Map<string, Record<string, unknown>>();
     run.ops.forEach((planned, i) => {
       const k = texts[i];
-      if (k !== null && !ids.has(k)) missing.set(k, keyValues(planned));
+      if (k !== null) values.set(k, keyValues(planned));
     });
-    if (missing.size === 0) return 0;
-    const params = key.map((c) => [...missing.values()].map((v) => paramOf(t.target.meta, c, v[c])));
+    await readKeys(q, t, key, values);
+    const ids = indexOf(t, key);
+    let absent = 0;
+    for (const k of values.keys()) if (!ids.has(k)) absent++;
+    return absent;
+  }
+
+  /** Reads the rows of those `values` (rendered key → key values) neither cached nor known absent. */
+  async function readKeys(
+    q: Queryable,
+    t: TableRows,
+    key: readonly string[],
+    values: ReadonlyMap<string, Record<string, unknown>>,
+  ): Promise<void> {
+    const ids = indexOf(t, key);
+    const signature = key.join(",");
+    let absent = t.absent.get(signature);
+    if (absent === undefined) {
+      absent = new Set();
+      t.absent.set(signature, absent);
+    }
+    const missing = [...values].filter(([k]) => !ids.has(k) && !absent.has(k));
+    if (missing.length === 0) return;
+    const params = key.map((c) => missing.map(([, v]) => paramOf(t.target.meta, c, v[c])));
     const { rows } = await q.query<Record<string, unknown>>(
-      sql(t.target, `select:${key.join(",")}`, () => selectByKeysSql(t.target, key)),
+      sql(t.target, `select:${signature}`, () => selectByKeysSql(t.target, key)),
       params,
     );
     for (const raw of rows) {
@@ -186,18 +264,20 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       const id = Number(row._id);
       if (!t.rows.has(id)) store(t, id, row);
     }
-    let absent = 0;
-    for (const k of missing.keys()) if (!ids.has(k)) absent++;
-    return absent;
+    for (const [k] of missing) if (!ids.has(k)) absent.add(k);
   }
 
   /** Fresh `_id`s for `count` new rows (and the transaction's `now()`), in one query. */
   async function reserve(q: Queryable, t: TableRows, count: number): Promise<void> {
     const spare = spareIds.get(tableKey(t.target)) ?? [];
     if (spare.length >= count && now !== null) return;
-    // A few more than needed: the next blocks' new rows then cost no query (unused ids are gaps,
-    // as a conflicting INSERT … ON CONFLICT leaves them too).
-    const wanted = count - spare.length + 32;
+    // More than needed, twice as many each time a table runs out within the transaction (up to
+    // 1,024): a long import transaction then asks a few times per table, not once per block,
+    // while a one-block transaction asks once. Unused ids are gaps, as a conflicting
+    // INSERT … ON CONFLICT leaves them too.
+    const rounds = reserveRounds.get(tableKey(t.target)) ?? 0;
+    reserveRounds.set(tableKey(t.target), rounds + 1);
+    const wanted = count - spare.length + Math.min(1024, 32 << rounds);
     const { rows } = await q.query<{ id: string; now: string }>(RESERVE_IDS_SQL, [wanted, qualified(t.target)]);
     for (const r of rows) spare.push(Number(r.id));
     now ??= rows[0]?.now ?? null;
@@ -258,9 +338,12 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
   }
 
   /**
-   * New rows, each with a fresh `_id`. A row whose unique key another row already holds (stored,
-   * made earlier in this transaction, or earlier in this run) would be refused by the database:
-   * RowRefusedError, and the statement path lets the database decide.
+   * New rows, each with a fresh `_id`. A row whose unique key a row of this transaction already
+   * holds (made or read earlier, or earlier in this run) would be refused by the database:
+   * RowRefusedError, and the statement path lets the database decide. Stored rows are not read
+   * for it (a new row's key is almost always new, and a read per block was a round trip): the
+   * database refuses such a duplicate when the rows are written, and the transaction is redone
+   * block by block, as for any refusal there.
    */
   async function insertRows(
     q: Queryable,
@@ -275,7 +358,6 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
         const values = keyValues(o);
         return keyHasNull(key, values) ? null : keyOf(meta, key, values);
       });
-      await readMissing(q, t, key, run, texts);
       const taken = indexOf(t, key);
       const inRun = new Set<string>();
       for (const k of texts) {
@@ -297,10 +379,87 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     return out;
   }
 
+  /** Caches the stored rows those update keys (match text → key values) match, unless read already. */
+  async function readMatching(
+    q: Queryable,
+    t: TableRows,
+    keyColumns: readonly string[],
+    nulls: readonly boolean[],
+    keys: ReadonlyMap<string, Record<string, unknown>>,
+  ): Promise<void> {
+    const meta = t.target.meta;
+    const signature = `match:${keyColumns.join(",")}|${nulls.join(",")}`;
+    let read = t.matchRead.get(signature);
+    if (read === undefined) {
+      read = new Set();
+      t.matchRead.set(signature, read);
+    }
+    const unread = [...keys].filter(([text]) => !read.has(text));
+    if (unread.length === 0) return;
+    const valued = keyColumns.filter((_c, i) => !nulls[i]);
+    const { rows } = await q.query<Record<string, unknown>>(
+      sql(t.target, signature, () => selectMatchingSql(t.target, keyColumns, nulls)),
+      valued.map((c) => unread.map(([, key]) => paramOf(meta, c, key[c]))),
+    );
+    for (const raw of rows) {
+      const row = renderRow(meta, raw);
+      const id = Number(row._id);
+      if (!t.rows.has(id)) store(t, id, row);
+    }
+    for (const [text] of unread) read.add(text);
+  }
+
+  /**
+   * Sets columns on every row the key matches: the stored ones (read, unless cached) and those
+   * made or changed in this transaction. A set column in a unique key could collide with a row
+   * only the database sees: RowRefusedError, and the statement path decides.
+   */
+  async function updateRows(
+    q: Queryable,
+    t: TableRows,
+    run: Extract<Run, { kind: "update" }>,
+    journal: JournalTarget | null,
+    collect: boolean,
+  ): Promise<DraftChange[]> {
+    const meta = t.target.meta;
+    const planned = run.ops[0];
+    const op = planned.op as UpdateOp;
+    if (run.setColumns.some((c) => meta.uniqueKeys.some((key) => key.includes(c))))
+      throw new RowRefusedError(`${meta.name}: an update of a unique key column is left to the database`);
+    const wanted = matchText(meta, run.keyColumns, op.key);
+    await readMatching(q, t, run.keyColumns, run.nulls, new Map([[wanted, op.key]]));
+    const ids = [...(matchIndexOf(t, run.keyColumns).get(wanted) ?? [])].sort((a, b) => a - b);
+    const out: DraftChange[] = [];
+    for (const id of ids) {
+      const before = t.rows.get(id) as RenderedRow;
+      const next = foldUpdate(meta, before, planned);
+      journalChange(t, id, journal, before);
+      store(t, id, next);
+      if (!t.created.has(id)) t.changed.add(id);
+      if (collect) out.push(draft(t.target.subgraph, meta, planned, "updated", next, before));
+    }
+    return out;
+  }
+
   return {
+    async readAheadMatches(q, target, keyColumns, nulls, keys) {
+      const t = tableOf(target);
+      const byText = new Map<string, Record<string, unknown>>();
+      for (const key of keys) byText.set(matchText(target.meta, keyColumns, key), key);
+      await readMatching(q, t, keyColumns, nulls, byText);
+    },
+
+    async readAhead(q, target, key, values) {
+      const t = tableOf(target);
+      const byText = new Map<string, Record<string, unknown>>();
+      for (const v of values) if (!keyHasNull(key, v)) byText.set(keyOf(target.meta, key, v), v);
+      await readKeys(q, t, key, byText);
+    },
+
     async apply(q, target, run, journal, collect) {
       const t = tableOf(target);
       if (run.kind === "insert") return insertRows(q, t, run, journal, collect);
+      if (run.kind === "update") return updateRows(q, t, run, journal, collect);
       const meta = target.meta;
       const key = run.key;
       const signature = key.join(",");
@@ -336,7 +495,9 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     async flushTable(q, target) {
       const t = tables.get(tableKey(target));
       if (t !== undefined) await flushTable(q, t);
+      // Dropped ids are wasted: the table starts again from a small reservation.
       spareIds.delete(tableKey(target));
+      reserveRounds.delete(tableKey(target));
     },
 
     async flush(q) {
@@ -356,6 +517,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     forget() {
       tables.clear();
       spareIds.clear();
+      reserveRounds.clear();
     },
 
     pending() {
@@ -363,6 +525,12 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       return false;
     },
   };
+}
+
+function addMatch(ids: Map<string, Set<number>>, text: string, id: number): void {
+  const set = ids.get(text);
+  if (set === undefined) ids.set(text, new Set([id]));
+  else set.add(id);
 }
 
 function keyValues(planned: SeqOp): Record<string, unknown> {

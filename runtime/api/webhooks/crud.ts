@@ -25,34 +25,7 @@ import {
   rejectUnknownFields,
   service,
 } from "./request.js";
-
-const DEFAULT_GRACE_SECONDS = 24 * 60 * 60;
-const MAX_GRACE_SECONDS = 7 * 24 * 60 * 60;
-
-const CREATE_FIELDS = [
-  "name",
-  "url",
-  "format",
-  "triggers",
-  "subgraphName",
-  "tableName",
-  "filter",
-  "timeoutMs",
-  "maxAttempts",
-  "concurrency",
-  "ordered",
-];
-const UPDATE_FIELDS = [
-  "name",
-  "url",
-  "format",
-  "triggers",
-  "filter",
-  "timeoutMs",
-  "maxAttempts",
-  "concurrency",
-  "ordered",
-];
+import { CREATE_FIELDS, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS, MAX_TEST_MESSAGE, UPDATE_FIELDS } from "./fields.js";
 
 /**
  * `ordered`: a boolean; an ordered webhook delivers one at a time (concurrency 1), so a
@@ -236,8 +209,8 @@ export const testWebhook: WebhooksHandler = async (req, res, ctx) => {
   const w = await loadWebhook(req, ctx);
   const body = bodyObject(req, false);
   rejectUnknownFields(body, ["message"], "a test delivery");
-  if (body.message !== undefined && (typeof body.message !== "string" || body.message.length > 1000)) {
-    throw invalid("message", "message must be a string of at most 1000 characters");
+  if (body.message !== undefined && (typeof body.message !== "string" || body.message.length > MAX_TEST_MESSAGE)) {
+    throw invalid("message", `message must be a string of at most ${MAX_TEST_MESSAGE} characters`);
   }
   const { deliveryId, result } = await svc.sendTest(w, body.message as string | undefined);
   res.json({

@@ -10,8 +10,9 @@ import { badRequest, notFound, ServiceError } from "../../internal/errors.js";
 import { parseIntegerParam, singleParam } from "../http/query-params.js";
 import type { WebhooksContext } from "./context.js";
 
-const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const LIST_LIMIT = { min: 1, max: 1000, default: 100 };
+import { LIST_LIMIT, NAME_PATTERN } from "./fields.js";
+
+const NAME_RE = new RegExp(NAME_PATTERN);
 
 export const invalid = (field: string, message: string, details: Record<string, unknown> = {}) =>
   badRequest("VALIDATION_ERROR", message, { field, ...details });

@@ -137,3 +137,79 @@ describe("a counter refused in one block and valid again at the transaction's en
     }
   });
 });
+
+/**
+ * A key the database cannot even look up (text in a `uint` key column) in one block of an import
+ * transaction: the transaction's read-ahead meets it first (runtime/subgraphs/read-ahead.ts) and
+ * must not fail the import; the block's own application then meets it where refusals are handled,
+ * so the subgraph stops at the block before it and everything else goes on.
+ */
+function badKeySpec(badAt: number): string {
+  return `name: badkey
+version: 1.0.0
+description: One row per block holding STX transfers, keyed by height; one block's key is text.
+sources:
+  xfer:
+    type: stx_transfer
+tables:
+  per_block:
+    columns:
+      h: { type: uint }
+      n: { type: uint }
+    uniqueKeys:
+      - [h]
+handlers:
+  xfer:
+    - increment: per_block
+      when: block.height != ${badAt}
+      key:
+        h: \${block.height}
+      add:
+        n: 1
+    - increment: per_block
+      when: block.height == ${badAt}
+      key:
+        h: \${event.payload.sender}
+      add:
+        n: 1
+`;
+}
+
+describe("a key the database refuses to look up, in an import transaction", () => {
+  it("fails that subgraph at the block before, the chain and the other subgraphs go on", async () => {
+    const testDb = await createTestDb();
+    const dir = fs.mkdtempSync(path.join(".tmp", "subgraph-bad-key-"));
+    try {
+      const requests = simulateChain(SIMULATION).payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }));
+      const blocks = canonicalBlocks(requests);
+      const badBlock = blocks.find((b) => b.block_height >= DIP && transfersIn(b) > 0);
+      if (badBlock === undefined) throw new Error("the simulation has no STX transfer at or above DIP");
+      const badAt = badBlock.block_height;
+      const file = path.join(dir, "chain.tsv");
+      await writeSimulation(SIMULATION, file);
+      const summary = await importWithSpec(testDb.db, file, badKeySpec(badAt), requests.length);
+      expect(summary.malformed).toBe(0);
+
+      const tip = blocks[blocks.length - 1].block_height;
+      const { rows: status } = await testDb.db.query<{ name: string; status: string; subgraph_height: number }>(
+        `SELECT s.name, s.status, p.subgraph_height FROM control.subgraphs s
+           JOIN control.subgraph_progress p USING (name) ORDER BY s.name`,
+      );
+      expect(status.find((s) => s.name === "badkey")).toMatchObject({ status: "failed", subgraph_height: badAt - 1 });
+      for (const other of status.filter((s) => s.name !== "badkey"))
+        expect(other, other.name).toMatchObject({ status: "ready", subgraph_height: tip });
+
+      const want = blocks
+        .filter((b) => b.block_height < badAt && transfersIn(b) > 0)
+        .map((b) => ({ h: String(b.block_height), n: String(transfersIn(b)) }));
+      const { rows } = await testDb.db.query<{ h: string; n: string }>(
+        "SELECT h::text AS h, n::text AS n FROM sg_badkey.per_block ORDER BY per_block.h",
+      );
+      expect(rows).toEqual(want);
+      expect(await readHoldings(testDb.db)).toEqual(expectedHoldings(blocks));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await testDb.drop();
+    }
+  });
+});

@@ -2,7 +2,15 @@
 import { describe, expect, it } from "vitest";
 import { subgraphs } from "../../../generated/index.js";
 import type { SeqOp } from "../../../runtime/subgraphs/op-runs.js";
-import { checkRow, foldOp, keyOf, renderInput, RowRefusedError } from "../../../runtime/subgraphs/row-fold.js";
+import {
+  checkRow,
+  foldOp,
+  foldUpdate,
+  keyOf,
+  matchText,
+  renderInput,
+  RowRefusedError,
+} from "../../../runtime/subgraphs/row-fold.js";
 import type { RowOp, TableMeta } from "../../../runtime/subgraphs/types.js";
 
 const holdings: TableMeta = subgraphs.find((s) => s.name === "asset-holdings")!.tables.holdings;
@@ -120,5 +128,47 @@ describe("keyOf / checkRow", () => {
 
   it("checkRow accepts a complete row", () => {
     expect(() => checkRow(holdings, foldOp(holdings, undefined, inc("SP1", "1"), fresh))).not.toThrow();
+  });
+});
+
+describe("update in memory (matchText, foldUpdate)", () => {
+  const transfers: TableMeta = subgraphs.find((s) => s.name === "sbtc-flows")!.tables.transfers;
+  const row = (memo: string | null, eventIndex: string) =>
+    ({ ...foldOp(holdings, undefined, inc("SP1", "1"), fresh), memo, event_index: eventIndex }) as Record<
+      string,
+      unknown
+    >;
+
+  it("matches as the statement's = and IS NULL would: a null is not the text 'null', 7 equals \"7\"", () => {
+    const cols = ["memo", "event_index"];
+    expect(matchText(transfers, cols, { memo: null, event_index: 7 })).toBe(matchText(transfers, cols, row(null, "7")));
+    expect(matchText(transfers, cols, { memo: "null", event_index: 7 })).not.toBe(
+      matchText(transfers, cols, row(null, "7")),
+    );
+    expect(matchText(transfers, cols, { memo: "0x01", event_index: "7" })).not.toBe(
+      matchText(transfers, cols, row("0x01", "8")),
+    );
+  });
+
+  it("writes the set columns and the update's block and transaction, nothing else", () => {
+    const before = { _id: 3, _block_height: "5", _tx_id: "0xa", memo: null, event_index: "2", amount: "10" };
+    const op = planned(
+      { kind: "update", table: "transfers", key: { event_index: 2 }, set: { memo: "0xbeef" } },
+      9,
+      "0xb",
+    );
+    expect(foldUpdate(transfers, before, op)).toEqual({ ...before, memo: "0xbeef", _block_height: "9", _tx_id: "0xb" });
+    expect(before.memo).toBeNull(); // rows are copied on change
+  });
+
+  it("leaves keys it cannot compare exactly to the database", () => {
+    const withJson = {
+      ...transfers,
+      columns: {
+        ...transfers.columns,
+        doc: { type: "jsonb", nullable: true, indexed: false, searchable: false, system: false },
+      },
+    } as TableMeta;
+    expect(() => matchText(withJson, ["doc"], { doc: { a: 1 } })).toThrow(RowRefusedError);
   });
 });

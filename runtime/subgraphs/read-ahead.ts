@@ -1,0 +1,83 @@
+/**
+ * The rows a transaction's blocks will look up, planned before the first of them is applied, so
+ * that each table is read once for the whole transaction instead of once per block: upserts and
+ * increments by their key, updates by the rows their key matches (transaction-rows.ts
+ * `readAhead`, `readAheadMatches`). Pure: the plan is a guess that costs nothing when wrong — a
+ * block that turns out to be a side block, or a trait verdict that a deploy later in the batch
+ * changes, only makes the read fetch a row nobody asks for or miss one that is then read per block.
+ */
+import type { DecodedBlock } from "../chain/types.js";
+import type { ActiveSubgraph } from "./block-apply.js";
+import { buildHandlerContexts } from "./context.js";
+import { type PlannedOp, planOps } from "./dispatch.js";
+import type { TraitCheck } from "./match-source.js";
+import { isNull, ordered } from "./op-runs.js";
+import type { TaggedTarget } from "./table-sql.js";
+
+/**
+ * The key values one table's upserts and increments look up under one key (`keys`), or its
+ * updates match with one key shape (`matches`: `nulls` marks the columns matched with IS NULL).
+ */
+export type PlannedLookup =
+  | { kind: "keys"; target: TaggedTarget; key: string[]; values: Record<string, unknown>[] }
+  | { kind: "matches"; target: TaggedTarget; key: string[]; nulls: boolean[]; values: Record<string, unknown>[] };
+
+export function plannedLookups(
+  subgraphs: readonly ActiveSubgraph[],
+  blocks: readonly DecodedBlock[],
+  config: Record<string, string>,
+  check: TraitCheck,
+): PlannedLookup[] {
+  const contexts = blocks.flatMap((b) => buildHandlerContexts(b, config));
+  const lookups = new Map<string, PlannedLookup>();
+  const add = (id: string, make: () => PlannedLookup, values: Record<string, unknown>) => {
+    let lookup = lookups.get(id);
+    if (lookup === undefined) {
+      lookup = make();
+      lookups.set(id, lookup);
+    }
+    lookup.values.push(values);
+  };
+  for (const { module, index } of subgraphs) {
+    let ops: PlannedOp[];
+    try {
+      ops = planOps(module, index, contexts, check);
+    } catch {
+      continue; // the block's own application reports the handler's failure
+    }
+    const target = (table: string) => ({
+      subgraph: module.name,
+      schema: module.schema,
+      meta: module.tables[table],
+      schemaHash: module.schemaHash,
+    });
+    // Key columns ordered as the runs order them (op-runs.ts), so the reads land under the same key.
+    for (const { op } of ops) {
+      if (op.kind === "upsert") {
+        add(
+          `${module.name}|${op.table}|keys|${op.key.join(",")}`,
+          () => ({ kind: "keys", target: target(op.table), key: [...op.key], values: [] }),
+          op.values,
+        );
+      } else if (op.kind === "increment") {
+        const meta = module.tables[op.table];
+        const key = ordered(meta, Object.keys(op.key));
+        add(
+          `${module.name}|${op.table}|keys|${key.join(",")}`,
+          () => ({ kind: "keys", target: target(op.table), key, values: [] }),
+          op.key,
+        );
+      } else if (op.kind === "update") {
+        const meta = module.tables[op.table];
+        const key = ordered(meta, Object.keys(op.key));
+        const nulls = key.map((c) => isNull(op.key[c]));
+        add(
+          `${module.name}|${op.table}|matches|${key.join(",")}|${nulls.join(",")}`,
+          () => ({ kind: "matches", target: target(op.table), key, nulls, values: [] }),
+          op.key,
+        );
+      }
+    }
+  }
+  return [...lookups.values()];
+}
