@@ -16,7 +16,7 @@
  * request reads and renders the page), or both (default).
  *   (BENCH_EXPLAIN=1 also prints each case's index scans and execution time)
  *
- * The history is loaded straight into chain.events / chain.blocks (seed.ts loadChainEvents: 50
+ * The history is loaded straight into chain.events / chain.blocks (test/support/synthetic-history.ts loadChainEvents: 50
  * events per block, all 11 types, 1,000 senders and recipients). Not a test.
  */
 import os from "node:os";
@@ -31,7 +31,7 @@ import { silentLogger } from "../../runtime/internal/logger.js";
 import { startService } from "../../runtime/service.js";
 import { createPgDatabase } from "../support/db.js";
 import { autocannon } from "./autocannon.js";
-import { loadChainEvents } from "./seed.js";
+import { loadChainEvents } from "../support/synthetic-history.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -12,7 +12,7 @@
  *   BENCH_SECONDS=5 BENCH_CACHE=both|on|off BENCH_CONNECTIONS=10 BENCH_ONLY=<regex>
  *
  * autocannon runs in a worker thread with a setupRequest module (distinct-paths.cjs) that walks a
- * list of pre-drawn paths. The histories come from seed.ts; the built-in subgraphs are marked as
+ * list of pre-drawn paths. The histories come from test/support/synthetic-history.ts; the built-in subgraphs are marked as
  * caught up with the loaded chain, so no backfill runs during the measurements.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -27,7 +27,15 @@ import type { Db } from "../../runtime/db/types.js";
 import { createPgDatabase } from "../support/db.js";
 import { startTestService } from "../support/service.js";
 import { autocannon } from "./autocannon.js";
-import { ASSETS, loadChainEvents, loadHoldings, PER_BLOCK, SENDERS, senderAt, TOKEN } from "./seed.js";
+import {
+  ASSETS,
+  loadChainEvents,
+  loadHoldings,
+  PER_BLOCK,
+  SENDERS,
+  senderAt,
+  TOKEN,
+} from "../support/synthetic-history.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500_000);
 const ROWS = Number(process.env.BENCH_ROWS ?? 250_000);

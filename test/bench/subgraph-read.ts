@@ -41,7 +41,7 @@ import type { Service } from "../../runtime/service.js";
 import { createPgDatabase } from "../support/db.js";
 import { startTestService } from "../support/service.js";
 import { autocannon } from "./autocannon.js";
-import { ASSETS, TOKEN, loadHoldings } from "./seed.js";
+import { ASSETS, TOKEN, loadHoldings } from "../support/synthetic-history.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

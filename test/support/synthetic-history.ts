@@ -1,5 +1,5 @@
 /**
- * Synthetic histories for the read benchmarks, loaded straight into the tables with
+ * Synthetic histories for the read benchmarks and the query-plan tests, loaded straight into the tables with
  * `generate_series` (secondary indexes dropped during the load and rebuilt after, then VACUUM
  * ANALYZE and CHECKPOINT): a read benchmark needs the rows and their distribution, not the ingest
  * path, which test/bench/ingest.ts measures. Works on PostgreSQL and PGlite.
@@ -16,7 +16,9 @@ export interface SqlRunner {
 }
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const log = (line: string) => process.stdout.write(`${line}\n`);
+/** Progress lines of a load (benchmarks print them; tests pass a no-op). */
+export type LoadLog = (line: string) => void;
+const stdoutLog: LoadLog = (line) => process.stdout.write(`${line}\n`);
 const seconds = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
 
 /** Chain shape: 50 events per block, types cycling through all 11, 1,000 senders and recipients. */
@@ -32,7 +34,7 @@ export const recipientAt = (n: number) => `SM${String(n).padStart(38, "0")}`;
  * Loads `events` rows into chain.events / chain.blocks and sets the tip (finalized 10 blocks
  * below it); returns the top height. Payloads of ~150 bytes like the stx/ft ones.
  */
-export async function loadChainEvents(db: SqlRunner, events: number): Promise<number> {
+export async function loadChainEvents(db: SqlRunner, events: number, log: LoadLog = stdoutLog): Promise<number> {
   const blocks = Math.ceil(events / PER_BLOCK);
   const maxHeight = blocks - 1;
   const { rows } = await db.query(
@@ -103,7 +105,7 @@ const HOLDINGS_CHUNK = 250_000;
  * 20 rows per block height, amounts up to ~10^12; the table's secondary indexes are rebuilt from
  * the generated migration.
  */
-export async function loadHoldings(db: SqlRunner, rows: number): Promise<void> {
+export async function loadHoldings(db: SqlRunner, rows: number, log: LoadLog = stdoutLog): Promise<void> {
   const migration = readFileSync(path.join(HERE, "../../generated/asset-holdings/migration.sql"), "utf8");
   const { rows: found } = await db.query(
     "SELECT indexname FROM pg_indexes WHERE schemaname = 'sg_asset_holdings' AND tablename = 'holdings' AND indexname NOT LIKE '%_pkey'",
