@@ -8,8 +8,9 @@
  * 1-minute load average after each case (the machine is shared: read figures next to it). Not a test.
  *
  *   npx tsx test/bench/read-distinct.ts
- *   BENCH_DB=postgres|pglite|both (default postgres) BENCH_EVENTS=500000 BENCH_ROWS=250000
+ *   BENCH_DB=postgres|pglite|both (default postgres) BENCH_EVENTS=500000 BENCH_ROWS=1000000
  *   BENCH_SECONDS=5 BENCH_CACHE=both|on|off BENCH_CONNECTIONS=10 BENCH_ONLY=<regex>
+ *   PGLITE_SHARED_BUFFERS_MB (PGlite runs; default as the service's)
  *
  * autocannon runs in a worker thread with a setupRequest module (distinct-paths.cjs) that walks a
  * list of pre-drawn paths. The histories come from test/support/synthetic-history.ts; the built-in subgraphs are marked as
@@ -38,7 +39,8 @@ import {
 } from "../support/synthetic-history.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500_000);
-const ROWS = Number(process.env.BENCH_ROWS ?? 250_000);
+/** 1,000,000 rows = 20,000 holders: more than a holder case sends requests, so few repeat. */
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DB = process.env.BENCH_DB ?? "postgres";
@@ -94,7 +96,11 @@ function cases(maxHeight: number): Case[] {
   ];
 }
 
-async function measure(apiUrl: string, c: Case, dir: string): Promise<{ rps: number; p50: number; p99: number }> {
+async function measure(
+  apiUrl: string,
+  c: Case,
+  dir: string,
+): Promise<{ rps: number; p50: number; p99: number; requests: number; urls: number }> {
   const file = path.join(dir, "paths.txt");
   const seen = new Set<string>();
   for (let i = 0; i < PATHS; i++) seen.add(c.draw());
@@ -106,7 +112,13 @@ async function measure(apiUrl: string, c: Case, dir: string): Promise<{ rps: num
   await autocannon({ ...opts, duration: 1 }); // warm-up
   const r = await autocannon({ ...opts, duration: SECONDS });
   if (r.non2xx || r.errors) throw new Error(`${c.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    urls: seen.size,
+  };
 }
 
 async function openDb(kind: string): Promise<{ db: Db; cleanup: () => Promise<void> }> {
@@ -122,7 +134,10 @@ async function openDb(kind: string): Promise<{ db: Db; cleanup: () => Promise<vo
     };
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));
-  const db = await createPgliteDb(dir);
+  const sharedBuffersMb = process.env.PGLITE_SHARED_BUFFERS_MB
+    ? Number(process.env.PGLITE_SHARED_BUFFERS_MB)
+    : undefined;
+  const db = await createPgliteDb(dir, undefined, { sharedBuffersMb });
   return {
     db,
     cleanup: async () => {
@@ -152,15 +167,19 @@ async function run(kind: string, dir: string): Promise<void> {
         log(
           `page cache ${mode}${mode === "off" ? " (PAGE_CACHE_MB=0)" : " (the default)"}; ${CONNECTIONS} connections × ${SECONDS} s per case, a new URL per request`,
         );
-        log("case                                          |   req/s | p50 ms | p99 ms | ÷ /health | load");
-        log("----------------------------------------------|---------|--------|--------|----------|-----");
+        log(
+          "case                                          |   req/s | p50 ms | p99 ms | ÷ /health | requests / distinct URLs | load",
+        );
+        log(
+          "----------------------------------------------|---------|--------|--------|----------|--------------------------|-----",
+        );
         let health = 0;
         for (const c of list) {
           const r = await measure(service.apiUrl, c, dir);
           if (c.name === "GET /health") health = r.rps;
           const ratio = health > 0 ? `${((100 * r.rps) / health).toFixed(0)}%` : "-";
           log(
-            `${c.name.padEnd(46)}| ${r.rps.toFixed(0).padStart(7)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${ratio.padStart(8)} | ${load()}`,
+            `${c.name.padEnd(46)}| ${r.rps.toFixed(0).padStart(7)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${ratio.padStart(8)} | ${`${r.requests} / ${r.urls}`.padStart(24)} | ${load()}`,
           );
         }
       } finally {
