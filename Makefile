@@ -28,8 +28,9 @@ run: build
 test: $(NODE_MODULES)
 	node test/run.mjs
 
-## bench: ingest (chain tables, then `sluice import` with the subgraphs), webhook delivery, archive publish/restore and metrics-cost benchmarks (prints figures; not a test)
+## bench: reads with a new URL per request (Index/Streams/subgraph lists next to /health, page cache on and off), then ingest (chain tables, then `sluice import` with the subgraphs), webhook delivery, archive publish/restore and metrics-cost benchmarks (prints figures; not a test)
 bench: build
+	npx tsx test/bench/read-distinct.ts
 	npx tsx test/bench/ingest.ts
 	npx tsx test/bench/subgraphs.ts
 	npx tsx test/bench/webhooks.ts

@@ -82,8 +82,10 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
         searchable,
         nullable: attributes.includes("nullable"),
         ...(column.description === undefined ? {} : { description: column.description }),
+        ...(column.sortWithin === undefined ? {} : { sortWithin: column.sortWithin }),
       });
     }
+    checkSortWithin(name, columns, report);
     const uniqueKeys = (raw.uniqueKeys ?? []).map((key, k) =>
       key.filter((column, c) => {
         if (columns.some((col) => col.name === column)) return true;
@@ -104,6 +106,24 @@ function buildTables(spec: RawSpec, report: Reporter): TableModel[] {
     });
   }
   return tables;
+}
+
+/** `sortWithin` names another declared, non-jsonb column, on a column that is not jsonb itself. */
+function checkSortWithin(table: string, columns: readonly ColumnModel[], report: Reporter): void {
+  for (const column of columns) {
+    if (column.sortWithin === undefined) continue;
+    const path = ["tables", table, "columns", column.name, "sortWithin"];
+    const within = columns.find((c) => c.name === column.sortWithin);
+    const names = columns.filter((c) => c.name !== column.name).map((c) => c.name);
+    if (column.type === "jsonb") report.at(path, `sortWithin: jsonb column "${column.name}" cannot be sorted`);
+    else if (within === undefined || within === column)
+      report.at(
+        path,
+        `sortWithin: "${column.sortWithin}" is not another column of table "${table}"${didYouMean(column.sortWithin, names)}`,
+      );
+    else if (within.type === "jsonb")
+      report.at(path, `sortWithin: "${within.name}" is jsonb and has no equality filter`);
+  }
 }
 
 function buildSources(spec: RawSpec, report: Reporter): SourceModel[] {
@@ -174,7 +194,14 @@ function hashOf(name: string, sources: readonly SourceModel[], tables: readonly 
           columns: Object.fromEntries(
             t.columns.map((c) => [
               c.name,
-              { type: c.type, indexed: c.indexed, searchable: c.searchable, nullable: c.nullable },
+              {
+                type: c.type,
+                indexed: c.indexed,
+                searchable: c.searchable,
+                nullable: c.nullable,
+                // Only when set, so the hashes of other columns do not change.
+                ...(c.sortWithin === undefined ? {} : { sortWithin: c.sortWithin }),
+              },
             ]),
           ),
           uniqueKeys: t.uniqueKeys,

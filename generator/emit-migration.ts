@@ -1,7 +1,8 @@
 /**
  * migration.sql (DESIGN.md §1, §2 "Storage"): the subgraph's schema `sg_<name>`, one table per
  * spec table with the system columns, NUMERIC for every integer type (lossless), a `(col, _id)`
- * index per indexed column for keyset pages, unique indexes for uniqueKeys and pg_trgm GIN
+ * index per indexed column for keyset pages, a `(within, col, _id)` index per `sortWithin`
+ * column (sorted pages under an equality filter), unique indexes for uniqueKeys and pg_trgm GIN
  * indexes for searchable columns. Rendered from templates/migration.sql.hbs.
  */
 import { headerLines, sqlHeader } from "./header.js";
@@ -74,6 +75,15 @@ function indexViews(table: TableModel): IndexView[] {
       unique: false,
       method: "",
       columns: btree([column.name, "_id"]),
+    });
+  }
+  for (const column of table.columns) {
+    if (column.sortWithin === undefined) continue;
+    indexes.push({
+      name: indexName([table.name, column.sortWithin, column.name, "sort"]),
+      unique: false,
+      method: "",
+      columns: btree([column.sortWithin, column.name, "_id"]),
     });
   }
   for (const key of table.uniqueKeys) {

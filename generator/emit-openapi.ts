@@ -187,8 +187,12 @@ function tableParameters(table: string, meta: TableMeta): Json {
     [`${table}._sort`]: {
       name: "_sort",
       in: "query",
-      description: "Sort by one column (the cursor then pairs it with _id).",
-      schema: { type: "string", enum: meta.sortable },
+      description:
+        "Sort by one column (the cursor then pairs it with _id)." +
+        Object.entries(meta.sortWithin ?? {})
+          .map(([column, within]) => ` ${column}: only with an equality filter on ${within}.`)
+          .join(""),
+      schema: { type: "string", enum: [...meta.sortable, ...Object.keys(meta.sortWithin ?? {})] },
     },
   };
   if (meta.searchable.length > 0) {

@@ -14,6 +14,11 @@ export interface ColumnModel {
   readonly searchable: boolean;
   readonly nullable: boolean;
   readonly description?: string;
+  /**
+   * Another column: `_sort` on this one is accepted under an equality filter on that column,
+   * served by a (sortWithin, column, _id) index (e.g. amount within asset_identifier).
+   */
+  readonly sortWithin?: string;
 }
 
 export interface TableModel {

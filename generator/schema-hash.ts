@@ -24,7 +24,10 @@ export interface SchemaHashInput {
   tables: Record<
     string,
     {
-      columns: Record<string, { type: string; indexed: boolean; searchable: boolean; nullable: boolean }>;
+      columns: Record<
+        string,
+        { type: string; indexed: boolean; searchable: boolean; nullable: boolean; sortWithin?: string }
+      >;
       uniqueKeys: readonly (readonly string[])[];
       blockHeightIndex?: false;
     }

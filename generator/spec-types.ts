@@ -39,6 +39,7 @@ export interface RawColumn {
   type: DeclaredColumnType;
   attributes?: ColumnAttribute[];
   description?: string;
+  sortWithin?: string;
 }
 
 interface RawOperationBase {

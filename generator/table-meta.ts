@@ -69,7 +69,14 @@ export function buildTableMeta(table: TableModel): TableMeta {
     filters,
     searchable: table.columns.filter((c) => c.searchable).map((c) => c.name),
     sortable: [...sortable, "_id", ...(table.blockHeightIndex ? ["_block_height"] : [])],
+    ...sortWithinOf(table),
   };
+}
+
+/** `sortWithin` (column → the column whose equality filter it needs), present only when declared. */
+function sortWithinOf(table: TableModel): Pick<TableMeta, "sortWithin"> {
+  const entries = table.columns.flatMap((c) => (c.sortWithin === undefined ? [] : [[c.name, c.sortWithin]]));
+  return entries.length === 0 ? {} : { sortWithin: Object.fromEntries(entries) };
 }
 
 /** Columns `_sum`, `_min` and `_max` accept. */

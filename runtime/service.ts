@@ -105,7 +105,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       : null;
     if (extendedServer) shutdown.add("extended port", () => extendedServer.close());
 
-    const db = options.db ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    const db =
+      options.db ??
+      (await openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+      }));
     if (!options.db) shutdown.add("database", () => db.close());
     const applied = await migrate(db);
     if (applied.length) logger.info({ msg: "migrations applied", versions: applied });

@@ -56,7 +56,11 @@ export function registerArchiveCommands(program: Command): void {
       const keyFile = opts.key ?? process.env.ARCHIVE_KEY_FILE ?? path.join(config.dataDir, "archive-signing-key.json");
       const key = loadArchiveKey(keyFile, true);
       const previousKey = opts.previousKey ? loadArchiveKey(opts.previousKey, false) : undefined;
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const db = await openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+      });
       try {
         await migrate(db);
         const progress = opts.quiet ? undefined : createProgress();
@@ -211,7 +215,11 @@ export function registerArchiveCommands(program: Command): void {
       const config = parseConfig();
       const opened = await openArchive(archiveUrl(opts), pinnedKeys(opts));
       warnUnpinned(opened.unpinned);
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const db = await openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+      });
       try {
         await migrate(db);
         const checks = [];
@@ -283,7 +291,11 @@ async function runRestore(operation: RestoreOperation, opts: RestoreFlags): Prom
   const logger = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, format: "pretty" });
   const opened = await openArchive(archiveUrl(opts), pinnedKeys(opts));
   warnUnpinned(opened.unpinned);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+  });
   try {
     await migrate(db);
     const started = performance.now();

@@ -32,7 +32,11 @@ export function registerDispatcherCommand(program: Command): void {
         );
       }
       const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const db = await openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+      });
       try {
         await migrate(db);
         const signer = loadOrCreateSigningKey({ dataDir: config.dataDir, fromEnv: config.signingKeySeed ?? undefined });

@@ -37,7 +37,11 @@ export function registerImportCommand(program: Command): void {
       }
       const config = parseConfig();
       const logger = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, format: "pretty" });
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const db = await openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+      });
       try {
         await migrate(db);
         // Subgraphs and webhook outbox rows exactly as on the observer path; the service delivers them.

@@ -2,6 +2,7 @@
  * Configuration (DESIGN.md §6): parsed once from the environment into a frozen object.
  * Every bad value is reported, one clear line each, before anything starts.
  */
+import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from "../db/pglite-settings.js";
 import path from "node:path";
 import { ConfigError } from "../internal/errors.js";
 import { type AddressRange, parseAddressRanges } from "./address-allow-list.js";
@@ -38,6 +39,8 @@ export interface Config {
   observerBodyLimit: number;
   /** Memory for rendered Index / Streams pages (runtime/api/events/page-cache.ts), bytes; 0 = off. */
   pageCacheBytes: number;
+  /** PGLITE_SHARED_BUFFERS_MB: the embedded database's shared_buffers (runtime/db/pglite.ts). */
+  pgliteSharedBuffersMb: number;
   /**
    * SIGNING_KEY_SEED: base64 of a 32-byte ed25519 seed, or null to keep the key in DATA_DIR
    * (runtime/internal/signing-key.ts). Secret: never logged, never echoed in config errors.
@@ -179,6 +182,12 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
   const pageCacheBytes =
     wholeNumber("PAGE_CACHE_MB", 64, (n) => n <= 65536, "is not a whole number 0-65536 (0 turns the page cache off)") *
     MB;
+  const pgliteSharedBuffersMb = wholeNumber(
+    "PGLITE_SHARED_BUFFERS_MB",
+    DEFAULT_PGLITE_SHARED_BUFFERS_MB,
+    (n) => n >= 1 && n <= 65536,
+    "is not a whole number 1-65536",
+  );
 
   const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() ? env.WEBHOOK_SECRET_KEY.trim() : null;
   if (webhookSecretKey !== null && !isSeed(webhookSecretKey)) {
@@ -235,6 +244,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     logFormat,
     observerBodyLimit,
     pageCacheBytes,
+    pgliteSharedBuffersMb,
     signingKeySeed,
     webhookSecretKey,
     stacksNodeRpcUrl,

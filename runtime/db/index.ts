@@ -15,6 +15,8 @@ export { migrate } from "./migrate.js";
 export interface OpenDbOptions {
   databaseUrl: string | null;
   dataDir: string;
+  /** PGLITE_SHARED_BUFFERS_MB (the embedded database only); default runtime/db/pglite-settings.ts. */
+  pgliteSharedBuffersMb?: number;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
@@ -26,7 +28,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   fs.mkdirSync(dir, { recursive: true });
   const release = acquireDataDirLock(options.dataDir);
   try {
-    const db = await createPgliteDb(dir);
+    const db = await createPgliteDb(dir, undefined, { sharedBuffersMb: options.pgliteSharedBuffersMb });
     return {
       ...db,
       async close() {

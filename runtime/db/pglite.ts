@@ -2,6 +2,7 @@
 import { PGlite, types } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { SERVER_RANDOM_PAGE_COST_SQL, plannerSessionSettings } from "./planner-settings.js";
+import { DEFAULT_PGLITE_SHARED_BUFFERS_MB, collectGarbage, needsInitdb, pgliteStartParams } from "./pglite-settings.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 
 const parsers = {
@@ -21,8 +22,20 @@ function toBlobDevice(sql: string): string {
   return out;
 }
 
-export async function createPgliteDb(dataDir: string | undefined, snapshot?: Blob): Promise<Db> {
-  const pg = await PGlite.create({ dataDir, loadDataDir: snapshot, extensions: { pg_trgm }, parsers });
+export async function createPgliteDb(
+  dataDir: string | undefined,
+  snapshot?: Blob,
+  { sharedBuffersMb = DEFAULT_PGLITE_SHARED_BUFFERS_MB }: { sharedBuffersMb?: number } = {},
+): Promise<Db> {
+  const initdb = snapshot === undefined && needsInitdb(dataDir);
+  const pg = await PGlite.create({
+    dataDir,
+    loadDataDir: snapshot,
+    extensions: { pg_trgm },
+    parsers,
+    startParams: pgliteStartParams(PGlite.defaultStartParams, sharedBuffersMb),
+  });
+  if (initdb) collectGarbage();
   const { rows } = await pg.query<{ cost: string }>(SERVER_RANDOM_PAGE_COST_SQL);
   for (const [name, value] of Object.entries(plannerSessionSettings(rows[0].cost))) {
     await pg.exec(`SET ${name} = ${value}`);

@@ -66,6 +66,8 @@ export function diffSchemas(
         changed = true;
       } else if (prev.indexed !== meta.indexed || prev.searchable !== meta.searchable) changed = true;
     }
+    // A new sortWithin adds an index (the regenerated migration creates it); one removed leaves it.
+    if (JSON.stringify(old.sortWithin ?? {}) !== JSON.stringify(table.sortWithin ?? {})) changed = true;
     if (keyList(old.uniqueKeys) !== keyList(table.uniqueKeys)) breaking.push(`unique keys of ${name} changed`);
   }
   if (breaking.length > 0) return { kind: "breaking", breaking, statements: [] };

@@ -177,6 +177,11 @@ export interface TableMeta {
   searchable: string[];
   /** Columns `_sort` accepts: indexed non-jsonb columns plus `_id` and `_block_height`. */
   sortable: string[];
+  /**
+   * Further columns `_sort` accepts only under an equality filter on another column (column →
+   * that column), e.g. `{ amount: "asset_identifier" }`: top holders of one asset.
+   */
+  sortWithin?: Record<string, string>;
 }
 
 /** What each generated `routes.ts` exports as `subgraph`. */

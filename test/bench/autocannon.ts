@@ -14,6 +14,8 @@ export type Autocannon = (opts: {
   duration: number;
   /** Worker threads for the load itself, so it does not share the measured process's event loop. */
   workers?: number;
+  /** Per-request hooks; with workers, `setupRequest` is the path of a module exporting the function. */
+  requests?: { setupRequest?: string }[];
 }) => Promise<AutocannonResult>;
 
 export const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;

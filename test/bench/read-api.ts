@@ -16,18 +16,14 @@
  * request reads and renders the page), or both (default).
  *   (BENCH_EXPLAIN=1 also prints each case's index scans and execution time)
  *
- * The history is loaded straight into chain.events / chain.blocks with `generate_series` (one
- * INSERT … SELECT per 500,000 events, indexes dropped during the load and rebuilt after): a read
- * benchmark needs the rows and their distribution, not the ingest path, which test/bench/ingest.ts
- * measures. Shape: 50 events per block; event types cycle through all 11; 1,000 senders and
- * 1,000 recipients spread evenly; payloads of ~150 bytes like the stx/ft ones. Not a test.
+ * The history is loaded straight into chain.events / chain.blocks (test/support/synthetic-history.ts loadChainEvents: 50
+ * events per block, all 11 types, 1,000 senders and recipients). Not a test.
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { compileListPage } from "../../runtime/api/events/sql.js";
 import { parseStreamEventsQuery } from "../../runtime/api/events/query.js";
-import { EVENT_TYPES } from "../../runtime/chain/types.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { migrate } from "../../runtime/db/migrate.js";
 import { createPostgresDb } from "../../runtime/db/postgres.js";
@@ -35,75 +31,14 @@ import { silentLogger } from "../../runtime/internal/logger.js";
 import { startService } from "../../runtime/service.js";
 import { createPgDatabase } from "../support/db.js";
 import { autocannon } from "./autocannon.js";
+import { loadChainEvents } from "../support/synthetic-history.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CACHE_MODES =
   (process.env.BENCH_CACHE ?? "both") === "both" ? ["on", "off"] : [process.env.BENCH_CACHE as string];
-const PER_BLOCK = 50;
-const SENDERS = 1000;
-const LOAD_CHUNK = 500_000;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-/** Loads `EVENTS` rows; returns the top height. */
-async function load(client: pg.Client): Promise<number> {
-  const blocks = Math.ceil(EVENTS / PER_BLOCK);
-  const maxHeight = blocks - 1;
-  const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
-    "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'chain' AND tablename = 'events' AND indexname NOT LIKE '%_pkey'",
-  );
-  for (const ix of indexes) await client.query(`DROP INDEX chain.${ix.indexname}`);
-  let t = performance.now();
-  await client.query(
-    `INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash, parent_block_hash,
-       burn_block_hash, burn_block_height, burn_block_time, block_time, tx_count, event_count, canonical)
-     SELECT '0x' || lpad(to_hex(h), 64, '0'), '0x' || lpad(to_hex(h), 62, '0') || 'bb',
-            h, '0x' || lpad(to_hex(h - 1), 64, '0'), '0x' || lpad(to_hex(h - 1), 62, '0') || 'bb',
-            '0x' || lpad(to_hex(h), 62, '0') || 'cc', 1000 + h, 1700000000 + h * 5, 1700000000 + h * 5,
-            10, $2, true
-       FROM generate_series(0, $1::integer) h`,
-    [maxHeight, PER_BLOCK],
-  );
-  const types = [...EVENT_TYPES];
-  for (let from = 0; from < EVENTS; from += LOAD_CHUNK) {
-    const to = Math.min(EVENTS, from + LOAD_CHUNK) - 1;
-    await client.query(
-      `INSERT INTO chain.events (index_block_hash, event_index, block_height, canonical, tx_id, tx_index,
-         node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount, topic, payload)
-       SELECT '0x' || lpad(to_hex(h), 64, '0'), ei, h, true,
-              '0x' || md5(h || ':' || (ei / 5)) || md5((ei / 5) || ':' || h), ei / 5, ei % 5, true,
-              ty,
-              CASE WHEN ty LIKE 'ft_%' OR ty LIKE 'nft_%' OR ty = 'print' THEN 'SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.token-' || (i % 7) END,
-              CASE WHEN ty LIKE 'stx_%' THEN 'STX' WHEN ty LIKE 'ft_%' OR ty LIKE 'nft_%'
-                   THEN 'SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.token-' || (i % 7) || '::t' END,
-              'SP' || lpad(((i * 7919) % $3)::text, 38, '0'),
-              'SM' || lpad(((i * 104729) % $3)::text, 38, '0'),
-              (i % 100000) * 1000, CASE WHEN ty = 'print' THEN 'print' END,
-              jsonb_build_object('sender', 'SP' || lpad(((i * 7919) % $3)::text, 38, '0'),
-                                 'recipient', 'SM' || lpad(((i * 104729) % $3)::text, 38, '0'),
-                                 'amount', ((i % 100000) * 1000)::text, 'memo', '')
-         FROM generate_series($1::bigint, $2::bigint) i,
-              LATERAL (SELECT (i / ${PER_BLOCK})::integer AS h, (i % ${PER_BLOCK})::integer AS ei,
-                              ($4::text[])[1 + (i % 11)] AS ty) x`,
-      [from, to, SENDERS, types],
-    );
-    log(`  loaded ${(to + 1).toLocaleString()} events (${((performance.now() - t) / 1000).toFixed(0)} s)`);
-  }
-  await client.query(
-    `UPDATE control.chain_tip SET index_block_hash = '0x' || lpad(to_hex($1::integer), 64, '0'), block_height = $1,
-       burn_block_height = 1000 + $1, finalized_height = $1 - 10, blocks_ingested = $1 + 1, canonical_events = $2`,
-    [maxHeight, EVENTS],
-  );
-  t = performance.now();
-  for (const ix of indexes) await client.query(ix.indexdef);
-  await client.query("VACUUM ANALYZE chain.events");
-  await client.query("VACUUM ANALYZE chain.blocks");
-  // Write the load's dirty pages now, not spread over the measurements by the checkpointer.
-  await client.query("CHECKPOINT");
-  log(`  indexes rebuilt and analyzed in ${((performance.now() - t) / 1000).toFixed(0)} s`);
-  return maxHeight;
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -139,7 +74,7 @@ async function main() {
     await migrate(db);
     await db.close();
     const t0 = performance.now();
-    const maxHeight = await load(client);
+    const maxHeight = await loadChainEvents(client, EVENTS);
     log(`loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s; top height ${maxHeight}`);
 
     const sender = `SP${"0".repeat(35)}123`;

@@ -23,7 +23,7 @@
  * primary key and filters, ~2,550 index entries per page).
  */
 import { execSync, fork } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -41,6 +41,7 @@ import type { Service } from "../../runtime/service.js";
 import { createPgDatabase } from "../support/db.js";
 import { startTestService } from "../support/service.js";
 import { autocannon } from "./autocannon.js";
+import { ASSETS, TOKEN, loadHoldings } from "../support/synthetic-history.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -51,43 +52,10 @@ const SSE_ROUNDS = Number(process.env.SSE_ROUNDS ?? 5);
 const CACHE_MODES =
   (process.env.BENCH_CACHE ?? "both") === "both" ? ["on", "off"] : [process.env.BENCH_CACHE as string];
 const ONLY = new RegExp(process.env.BENCH_ONLY ?? "", "i"); // runs only the cases whose name matches
-const CHUNK = 250_000;
-const ASSETS = 50;
-const TOKEN = (a: number) => `SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.token-${a}::coin`;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const MIGRATION = readFileSync(path.join(HERE, "../../generated/asset-holdings/migration.sql"), "utf8");
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-
-async function load(db: Db): Promise<void> {
-  const { rows: indexes } = await db.query<{ indexname: string }>(
-    "SELECT indexname FROM pg_indexes WHERE schemaname = 'sg_asset_holdings' AND tablename = 'holdings' AND indexname NOT LIKE '%_pkey'",
-  );
-  for (const ix of indexes) await db.exec(`DROP INDEX sg_asset_holdings."${ix.indexname}"`);
-  let t = performance.now();
-  for (let from = 1; from <= ROWS; from += CHUNK) {
-    const to = Math.min(ROWS, from + CHUNK - 1);
-    await db.query(
-      `INSERT INTO sg_asset_holdings.holdings (_block_height, _tx_id, kind, amount, holder, asset_identifier)
-       SELECT g / 20, '0x' || md5(g::text) || md5((g + 1)::text),
-              CASE WHEN g % ${ASSETS} = 0 THEN 'stx' ELSE 'ft' END,
-              ((g * 7919) % 1000000007)::numeric * 1000,
-              'SP' || upper(lpad(to_hex(g / ${ASSETS}), 38, '0')),
-              CASE WHEN g % ${ASSETS} = 0 THEN 'STX' ELSE 'SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.token-' || (g % ${ASSETS}) || '::coin' END
-         FROM generate_series($1::bigint, $2::bigint) g`,
-      [from, to],
-    );
-    log(`  loaded ${to.toLocaleString()} rows (${seconds(t)} s)`);
-  }
-  await db.query("UPDATE control.chain_tip SET block_height = $1", [Math.floor(ROWS / 20)]);
-  t = performance.now();
-  await db.exec(MIGRATION); // IF NOT EXISTS: recreates exactly the dropped indexes
-  await db.exec("VACUUM ANALYZE sg_asset_holdings.holdings");
-  // Write the load's dirty pages now, not spread over the measurements by the checkpointer.
-  await db.exec("CHECKPOINT");
-  log(`  indexes rebuilt and analyzed in ${seconds(t)} s`);
-}
 
 interface Case {
   name: string;
@@ -270,7 +238,7 @@ async function run(kind: string): Promise<void> {
     const service = await startTestService(db, { LOG_LEVEL: "silent" });
     try {
       const t = performance.now();
-      await load(db);
+      await loadHoldings(db, ROWS);
       log(`  load total ${seconds(t)} s`);
       for (const mode of CACHE_MODES) {
         const target =

@@ -105,6 +105,16 @@ describe("buildModel", () => {
       ['spec.yaml:10:19: unknown column "holdr" in unique key (did you mean "holder"?)'],
     ],
     [
+      "a sortWithin naming an unknown column, and one on a jsonb column",
+      spec(
+        "  t:\n    columns:\n      asset: { type: text }\n      n: { type: int, sortWithin: aset }\n      j: { type: jsonb, sortWithin: asset }",
+      ),
+      [
+        'spec.yaml:10:35: sortWithin: "aset" is not another column of table "t" (did you mean "asset"?)',
+        'spec.yaml:11:37: sortWithin: jsonb column "j" cannot be sorted',
+      ],
+    ],
+    [
       "table names whose type names clash",
       spec("  a-b:\n    columns: { x: { type: text } }\n  a_b:\n    columns: { x: { type: text } }"),
       ['spec.yaml:9:3: table "a_b" clashes with "a-b" (same generated type name)'],

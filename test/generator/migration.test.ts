@@ -112,8 +112,10 @@ describe("committed migrations on PGlite", () => {
     const indexes = await db.query<{ indexdef: string }>(
       "SELECT indexdef FROM pg_indexes WHERE schemaname = 'sg_asset_holdings' ORDER BY indexname",
     );
-    // holdings sets blockHeightIndex: false, so there is no (_block_height, _id) index.
+    // holdings sets blockHeightIndex: false, so there is no (_block_height, _id) index; amount
+    // sorts within asset_identifier (sortWithin), hence the (asset_identifier, amount, _id) one.
     expect(indexes.rows.map((r) => r.indexdef)).toEqual([
+      "CREATE INDEX holdings_asset_identifier_amount_sort ON sg_asset_holdings.holdings USING btree (asset_identifier, amount, _id)",
       "CREATE INDEX holdings_asset_identifier_idx ON sg_asset_holdings.holdings USING btree (asset_identifier, _id)",
       "CREATE INDEX holdings_asset_identifier_trgm ON sg_asset_holdings.holdings USING gin (asset_identifier gin_trgm_ops)",
       "CREATE INDEX holdings_holder_idx ON sg_asset_holdings.holdings USING btree (holder, _id)",

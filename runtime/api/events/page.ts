@@ -31,8 +31,13 @@
  *
  * Cache: a page whose content can no longer change is immutable — a full page whose last event
  * is at or below the finalized height, or a shorter page bounded by a to_height at or below it.
- * The weak ETag covers events, next_cursor and reorgs (not `tip`, which only reports the time
- * of the read), so such a page keeps its ETag forever.
+ * The weak ETag is derived from what the content is a function of, never from the body (hashing
+ * ~150 KB per page was a sixth of a cache-miss page's CPU): the normalized query plus
+ * - for an immutable page, the count of reorgs below finality (nothing else can change it), so
+ *   it keeps its ETag as long as its content;
+ * - for any other page, the chain stamp of the snapshot it was read from (tip block hash, tip
+ *   and finalized heights, reorg count): the same query under the same stamp reads the same
+ *   events, next_cursor, finalized flags and reorgs. A new block changes the ETag.
  */
 import type { Queryable } from "../../db/types.js";
 import type { ChainHub } from "./chain-hub.js";
@@ -142,6 +147,20 @@ const answer = (page: CachedPage, tipJson = page.tipJson): EventsPage => ({
 const tipJsonOf = (tip: { tipHeight: number | null; finalizedHeight: number | null }) =>
   JSON.stringify({ block_height: tip.tipHeight, finalized_height: tip.finalizedHeight });
 
+/** The chain stamp (events/page-cache.ts): every block and reorg changes it. Pure. */
+export function chainStamp(tip: Pick<TipSnapshot, "tipHash" | "tipHeight" | "finalizedHeight" | "reorgCount">): string {
+  return `${tip.tipHash}|${tip.tipHeight}|${tip.finalizedHeight}|${tip.reorgCount}`;
+}
+
+/** The ETag of a page (see the module comment): the normalized query and what its content rests on. Pure. */
+export function pageEtag(query: EventsQuery, tip: TipSnapshot, immutable: boolean): string {
+  const basis = immutable ? `settled|${tip.reorgsBelowFinality}` : chainStamp(tip);
+  return weakEtag("events", pageKey(query), basis);
+}
+
+/** A query in normal form: the page cache's key and the ETag's basis. */
+export const pageKey = (query: EventsQuery): string => JSON.stringify(query);
+
 /** The chain stamp (events/page-cache.ts), the tip it reports and the finality boundary, from the single tip row. */
 export async function readChainStamp(
   q: Queryable,
@@ -158,7 +177,7 @@ export async function readChainStamp(
   const r = rows[0];
   const tip = { tipHeight: r?.block_height ?? null, finalizedHeight: r?.finalized_height ?? null };
   return {
-    stamp: `${r?.index_block_hash}|${tip.tipHeight}|${tip.finalizedHeight}|${r?.reorg_count}`,
+    stamp: chainStamp({ ...tip, tipHash: r?.index_block_hash ?? null, reorgCount: Number(r?.reorg_count ?? 0) }),
     tipJson: tipJsonOf(tip),
     finality: { finalizedHeight: tip.finalizedHeight, reorgsBelowFinality: Number(r?.reorgs_below_finality ?? 0) },
   };
@@ -174,7 +193,7 @@ export async function readEventsPageCached(
   query: EventsQuery,
   cache: { pages: EventsPageCache; hub: ChainHub | undefined },
 ): Promise<EventsPage> {
-  const key = JSON.stringify(query);
+  const key = pageKey(query);
   if (cache.hub !== undefined) {
     const settled = cache.pages.get(key, null, cache.hub.state);
     if (settled !== undefined) return answer(settled, tipJsonOf(cache.hub.state));
@@ -205,7 +224,7 @@ async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<Cache
     head: escapeJsonHtml(`{"events":${eventsJson},"next_cursor":${nextJson},"tip":`),
     tail: escapeJsonHtml(`,"reorgs":${reorgsJson}}`),
     tipJson,
-    etag: weakEtag(eventsJson, nextJson, reorgsJson),
+    etag: pageEtag(query, tip, plan.immutable),
     cacheDirectives: plan.immutable ? IMMUTABLE : SHORT_LIVED,
     settled:
       plan.immutable && plan.settledHeight !== null

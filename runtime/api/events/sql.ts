@@ -61,14 +61,14 @@ const EVENT_COLUMNS =
 /**
  * The tip and the *horizon*: the last canonical committed event at or below
  * min(tip, to_height) — how far a page that comes back short has looked (events/page.ts turns it
- * into next_cursor). One backwards probe of the cursor index. Columns: tip_height,
+ * into next_cursor). One backwards probe of the cursor index. Columns: tip_hash, tip_height,
  * finalized_height, reorg_count, reorgs_below_finality, horizon_height, horizon_index (horizon
  * nulls when no event).
  */
 export function compileTipRead(toHeight: number | null): CompiledSql {
   return {
-    sql: `SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality,
-       h.block_height AS horizon_height, h.event_index AS horizon_index
+    sql: `SELECT t.index_block_hash AS tip_hash, t.block_height AS tip_height, t.finalized_height, t.reorg_count,
+       t.reorgs_below_finality, h.block_height AS horizon_height, h.event_index AS horizon_index
   FROM (SELECT * FROM control.chain_tip LIMIT 1) t
   LEFT JOIN LATERAL (
     SELECT e.block_height, e.event_index FROM chain.events e
@@ -97,7 +97,7 @@ export function compileEventsPage(request: PageRequest, bounds: PageBounds): Com
 
 /**
  * A list page in ONE statement, so the tip, the horizon and the events come from one snapshot:
- * the tip row (tip_height, finalized_height, reorg_count, reorgs_below_finality), the horizon (horizon_height,
+ * the tip row (tip_hash, tip_height, finalized_height, reorg_count, reorgs_below_finality), the horizon (horizon_height,
  * horizon_index: the last canonical committed event at or below min(tip, to_height), how far a
  * short page has looked — events/page.ts turns it into next_cursor), and the page's events
  * (block_height, event_index, j), one row per event or a single row with null event columns.
@@ -117,10 +117,10 @@ export function compileListPage(request: PageRequest & { toHeight: number | null
     // The tip is a derived table with LIMIT 1 (not a CTE): control.chain_tip is never analyzed,
     // and an estimate of hundreds of tip rows would multiply every cost below past the JIT
     // threshold (a 100–400 ms compile per page, measured on PostgreSQL 15).
-    sql: `SELECT tip.tip_height, tip.finalized_height, tip.reorg_count, tip.reorgs_below_finality,
+    sql: `SELECT tip.tip_hash, tip.tip_height, tip.finalized_height, tip.reorg_count, tip.reorgs_below_finality,
        h.horizon_height, h.horizon_index, p.block_height, p.event_index, p.j
   FROM (
-    SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality,
+    SELECT t.index_block_hash AS tip_hash, t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality,
            LEAST(t.block_height, COALESCE(${toHeight}::integer, t.block_height)) AS max_height
       FROM control.chain_tip t LIMIT 1) tip
   LEFT JOIN LATERAL (

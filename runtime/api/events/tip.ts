@@ -7,6 +7,8 @@ import type { Position } from "./cursor.js";
 import { compileTipRead } from "./sql.js";
 
 export interface TipSnapshot {
+  /** The tip's index_block_hash (part of the chain stamp, events/page.ts chainStamp). */
+  tipHash: string | null;
   tipHeight: number | null;
   finalizedHeight: number | null;
   reorgCount: number;
@@ -18,6 +20,7 @@ export interface TipSnapshot {
 
 /** The tip columns of the tip read and of the list-page statement (sql.ts). */
 export interface TipRow {
+  tip_hash: string | null;
   tip_height: number | null;
   finalized_height: number | null;
   reorg_count: string | number;
@@ -32,6 +35,7 @@ export function tipFromRow(r: TipRow | undefined): TipSnapshot {
   const horizonHeight = num(r?.horizon_height);
   const horizonIndex = num(r?.horizon_index);
   return {
+    tipHash: r?.tip_hash ?? null,
     tipHeight: num(r?.tip_height),
     finalizedHeight: num(r?.finalized_height),
     reorgCount: Number(r?.reorg_count ?? 0),

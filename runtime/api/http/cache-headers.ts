@@ -66,5 +66,8 @@ const opaqueTag = (etag: string): string => (etag.startsWith("W/") ? etag.slice(
  * these characters, so the result is the same JSON value.
  */
 export function escapeJsonHtml(json: string): string {
+  // Most pages hold none of the three: three indexOf scans (vectorised in V8) are far cheaper
+  // than the replace pass over ~150 KB.
+  if (json.indexOf("<") < 0 && json.indexOf(">") < 0 && json.indexOf("&") < 0) return json;
   return json.replace(/[<>&]/g, (c) => (c === "<" ? "\\u003c" : c === ">" ? "\\u003e" : "\\u0026"));
 }

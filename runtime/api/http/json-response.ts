@@ -43,5 +43,15 @@ export function sendWithEtag(req: Request, res: Response, body: string | Buffer,
     res.status(304).end();
     return;
   }
-  res.type(answer.contentType).send(body);
+  // Straight to node's response: the validators are decided above, so Express's send path (its
+  // own freshness check, ETag generation, string re-encoding) would only repeat work.
+  const bytes = typeof body === "string" ? Buffer.from(body) : body;
+  res.statusCode = 200;
+  res.setHeader("Content-Type", contentTypeWithCharset(answer.contentType));
+  res.setHeader("Content-Length", bytes.length);
+  if (req.method === "HEAD") res.end();
+  else res.end(bytes);
 }
+
+/** `text/…` and JSON bodies are UTF-8 here; say so as Express's res.type() would. */
+const contentTypeWithCharset = (type: string): string => (type.includes("charset=") ? type : `${type}; charset=utf-8`);

@@ -17,7 +17,7 @@ import type { DocumentKind } from "../../subgraphs/index.js";
 import { notFound, ServiceError } from "../../internal/errors.js";
 import type { SubgraphModule } from "../../subgraphs/types.js";
 import type { Request, Response } from "express";
-import { escapeJsonHtml, weakEtag } from "../http/cache-headers.js";
+import { escapeJsonHtml, ifNoneMatchMatches, weakEtag } from "../http/cache-headers.js";
 import { sendWithEtag } from "../http/json-response.js";
 import { formatSseRetry, openEventStream } from "../http/sse.js";
 import {
@@ -179,16 +179,25 @@ async function targetOf(req: { params: Record<string, unknown> }, ctx: Subgraphs
 /**
  * GET /v1/subgraphs/:name/:table — from the page cache when the subgraph has not changed since
  * the page was read (one single-row stamp read; subgraphs/page-cache.ts), else from the table.
+ *
+ * The weak ETag is the URL (under the table's schema hash) and the subgraph stamp read before
+ * the page, not a hash of the body: the same URL under the same stamp reads the same rows (a
+ * block committed during the read can only make the body newer than its stamp, never older, and
+ * the stamp never comes back). So a revalidation that matches is answered 304 after the stamp
+ * read alone.
  */
 export const listTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const pages = ctx.subgraphPages;
-  const stamp = pages ? await readSubgraphStamp(ctx.db, target.subgraph) : null;
+  const stamp = await readSubgraphStamp(ctx.db, target.subgraph);
   const key = `${target.schemaHash}|${req.originalUrl}`;
   // Only answers are stored, so a URL found here passed validation under this schema already.
   const cached = stamp === null ? undefined : pages?.get(key, stamp.stamp);
   if (cached !== undefined) return sendListPage(req, res, cached);
   const q = parseListQuery(req.query, target);
+  const etag = stamp === null ? null : weakEtag("rows", key, stamp.stamp);
+  if (etag !== null && ifNoneMatchMatches(req.headers["if-none-match"], etag))
+    return sendListPage(req, res, { body: Buffer.alloc(0), etag });
 
   const readPage = async () => {
     const rows: Record<string, unknown>[] = [];
@@ -215,7 +224,7 @@ export const listTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const json = escapeJsonHtml(
     JSON.stringify({ rows: page.map((row) => renderRow(target, row, q.fields)), next_cursor, tip }),
   );
-  const answer: CachedListPage = { body: Buffer.from(json), etag: weakEtag(json) };
+  const answer: CachedListPage = { body: Buffer.from(json), etag: etag ?? weakEtag(json) };
   if (stamp !== null) pages?.set(key, stamp.stamp, answer);
   sendListPage(req, res, answer);
 };

@@ -81,7 +81,7 @@ describe.skipIf(!hasFixtures)("a built-in subgraph upgraded in place", () => {
 
     const after = await restart();
     expect(after.status).toBe("ready");
-    expect(after.version).toBe("1.2.0");
+    expect(after.version).toBe("1.3.0");
     const withoutRewards = blocks.map((b: RawBlock) => ({ ...b, matured_miner_rewards: [] }));
     expect(after.holdings).toEqual(expectedHoldings(withoutRewards));
     // The fixture pays fees and matures rewards, so both expectations differ from the full one.
@@ -98,7 +98,7 @@ describe.skipIf(!hasFixtures)("a built-in subgraph upgraded in place", () => {
 
     const after = await restart();
     expect(after.status).toBe("ready");
-    expect(after.version).toBe("1.2.0");
+    expect(after.version).toBe("1.3.0");
     const marked = new Map([...expectedHoldings(blocks)].map(([key, amount]) => [key, amount + 1n]));
     expect(after.holdings).toEqual(marked);
   });

@@ -152,6 +152,16 @@ describe("bad values", () => {
     }
   });
 
+  it("PGLITE_SHARED_BUFFERS_MB: default 32, a whole number 1-65536", () => {
+    expect(parseConfig({}).pgliteSharedBuffersMb).toBe(32);
+    expect(parseConfig({ PGLITE_SHARED_BUFFERS_MB: "128" }).pgliteSharedBuffersMb).toBe(128);
+    for (const raw of ["0", "1.5", "big", "70000"]) {
+      expect(problemsOf({ PGLITE_SHARED_BUFFERS_MB: raw })).toEqual([
+        `PGLITE_SHARED_BUFFERS_MB=${JSON.stringify(raw)} is not a whole number 1-65536`,
+      ]);
+    }
+  });
+
   it("an unknown NETWORK lists the allowed ones", () => {
     expect(problemsOf({ NETWORK: "regtest" })).toEqual(['NETWORK="regtest" is not one of: mainnet, testnet, devnet']);
   });

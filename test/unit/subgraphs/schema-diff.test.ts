@@ -40,6 +40,10 @@ describe("diffSchemas", () => {
       'ALTER TABLE "sg_x"."t" ADD COLUMN IF NOT EXISTS "c" numeric CHECK ("c" >= 0)',
     ]);
   });
+  it("a new sortWithin is additive (the migration adds its index)", () => {
+    const after = { t: { ...base.t, sortWithin: { n: "a" } } };
+    expect(diffSchemas("sg_x", base, after)).toEqual({ kind: "additive", breaking: [], statements: [] });
+  });
   it.each([
     ["a removed table", {}],
     ["a removed column", { t: table({ a: col("text") }, [["a"]]) }],

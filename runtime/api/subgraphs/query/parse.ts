@@ -55,7 +55,7 @@ export function parseListQuery(query: QueryInput, target: TableTarget): ListQuer
   const meta = target.meta;
   const limit = parseIntegerParam("_limit", params._limit, { min: 1, max: MAX_LIMIT, default: DEFAULT_LIMIT });
   const order = parseEnumParam("_order", params._order, ["asc", "desc"] as const, "asc");
-  const sort = parseSort(params._sort, meta);
+  const sort = parseSort(params._sort, meta, filters);
   const fields = params._fields === undefined ? null : parseColumnList("_fields", params._fields, meta);
   const search = parseSearch(params._search, meta);
   let after = null;
@@ -249,7 +249,7 @@ function invalidFilterValue(parameter: string, column: string, type: string, exp
   );
 }
 
-function parseSort(raw: string | undefined, meta: TableMeta): string {
+function parseSort(raw: string | undefined, meta: TableMeta, filters: readonly Filter[]): string {
   if (raw === undefined) return "_id";
   if (raw.includes(",")) {
     throw badRequest("SORT_NOT_SUPPORTED", `_sort takes exactly one column; got ${JSON.stringify(raw.slice(0, 200))}`, {
@@ -266,6 +266,17 @@ function parseSort(raw: string | undefined, meta: TableMeta): string {
       `_sort: unknown column ${JSON.stringify(raw.slice(0, 200))}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}${hint}?` : ""}` +
         `; sortable: ${meta.sortable.join(", ")}`,
       { parameter: "_sort", column: raw.slice(0, 200), suggestion: suggestion ?? null, sortable: meta.sortable },
+    );
+  }
+  const within = meta.sortWithin?.[raw];
+  if (within !== undefined) {
+    // Served by the (within, raw, _id) index, which orders rows only inside one value of `within`.
+    if (filters.some((f) => f.column === within && f.op === "eq")) return raw;
+    throw badRequest(
+      "SORT_NOT_SUPPORTED",
+      `_sort=${raw} needs an equality filter on ${within} (${within}=<value>): ${raw} is sorted only within one ${within}` +
+        `; sortable without it: ${meta.sortable.join(", ")}`,
+      { parameter: "_sort", column: raw, requires: within, sortable: meta.sortable },
     );
   }
   if (!meta.sortable.includes(raw)) {

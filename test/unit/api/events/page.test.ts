@@ -17,6 +17,7 @@ const q = (over: Partial<EventsQuery> = {}): EventsQuery => ({
   ...over,
 });
 const tip = (over: Partial<TipSnapshot> = {}): TipSnapshot => ({
+  tipHash: "0xaa",
   tipHeight: 100,
   finalizedHeight: 90,
   reorgCount: 1,
@@ -71,7 +72,7 @@ describe("planPage", () => {
     expect(
       planPage(
         q(),
-        { tipHeight: null, finalizedHeight: null, reorgCount: 0, reorgsBelowFinality: 0, horizon: null },
+        { tipHash: null, tipHeight: null, finalizedHeight: null, reorgCount: 0, reorgsBelowFinality: 0, horizon: null },
         [],
       ),
     ).toEqual({

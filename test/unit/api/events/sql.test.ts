@@ -98,7 +98,7 @@ describe("compileListPage: tip, horizon and page in one statement (one snapshot)
     expect(c.params).toEqual([40, 3, 1, "SPA", 7]);
     const sql = squash(c.sql);
     expect(sql).toContain(
-      "FROM ( SELECT t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality, LEAST(t.block_height, COALESCE($1::integer, t.block_height)) AS max_height FROM control.chain_tip t LIMIT 1) tip",
+      "FROM ( SELECT t.index_block_hash AS tip_hash, t.block_height AS tip_height, t.finalized_height, t.reorg_count, t.reorgs_below_finality, LEAST(t.block_height, COALESCE($1::integer, t.block_height)) AS max_height FROM control.chain_tip t LIMIT 1) tip",
     );
     expect(sql).toContain(
       "WHERE e.canonical AND e.committed AND e.block_height <= tip.max_height ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) h ON true",
