@@ -2,9 +2,12 @@
  * GET /openapi.json and /docs against the real service (README "OpenAPI and docs"): the document
  * is valid OpenAPI 3.1, names exactly the routes of the route table (a route added or renamed
  * without documentation fails here), and every documented operation, called for real, answers
- * with a status (and media type) the document lists. HTTP shape only: PGlite.
+ * with a status (and media type) the document lists and a JSON body its schema accepts (ajv,
+ * JSON Schema 2020-12). HTTP shape only: PGlite.
  */
 import { validate } from "@readme/openapi-parser";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { undocumentedRoutes } from "../../runtime/api/openapi-document.js";
 import { routes } from "../../runtime/api/routes.js";
@@ -138,6 +141,12 @@ describe("every documented operation answers with a documented status", () => {
     );
     // Deletions last, so the other calls find their webhook.
     operations.sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+    // Bodies are checked against the response schema the document gives for their status.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(structuredClone(doc), "openapi");
+    const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+    const bodiesChecked: string[] = [];
     const checked: string[] = [];
     for (const { path, method, op } of operations) {
       const key = `${method} ${path}`;
@@ -151,11 +160,21 @@ describe("every documented operation answers with a documented status", () => {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: abort.signal,
       });
-      const documented = op.responses[String(res.status)];
-      expect(documented, `${key} answered ${res.status}: ${res.status >= 400 ? await res.text() : ""}`).toBeDefined();
       const type = (res.headers.get("content-type") ?? "").split(";")[0];
+      // Streams stay open: only JSON answers are read whole.
+      const text = type === "application/json" || res.status >= 400 ? await res.text() : "";
+      const documented = op.responses[String(res.status)];
+      expect(documented, `${key} answered ${res.status}: ${res.status >= 400 ? text : ""}`).toBeDefined();
       if (documented.content && res.status !== 304)
         expect(Object.keys(documented.content), `${key} media type`).toContain(type);
+      const schema = (documented.content as Record<string, { schema?: unknown }> | undefined)?.[type]?.schema;
+      if (type === "application/json" && schema !== undefined) {
+        const body = JSON.parse(text);
+        const ref = `openapi#/${pointer("paths", path, method.toLowerCase(), "responses", String(res.status), "content", type, "schema")}`;
+        const ok = ajv.validate({ $ref: ref }, body);
+        expect(ok ? [] : ajv.errors, `${key} ${res.status} body`).toEqual([]);
+        bodiesChecked.push(key);
+      }
       abort.abort();
       checked.push(`${key} ${res.status}`);
       if (op.responses["401"]) {
@@ -169,6 +188,8 @@ describe("every documented operation answers with a documented status", () => {
     // A success was seen for the bulk of the operations (not only 4xx answers).
     const ok = checked.filter((c) => /\s2\d\d$/.test(c));
     expect(ok.length).toBeGreaterThan(operations.length * 0.7);
+    // And the bodies of most of them were JSON checked against their schema.
+    expect(bodiesChecked.length).toBeGreaterThan(operations.length * 0.6);
   });
 });
 
