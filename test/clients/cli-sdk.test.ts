@@ -27,6 +27,7 @@ import {
 import { CLI_ENTRY, runCli } from "../support/cli.js";
 import { REPO_ROOT } from "../support/fixtures.js";
 import { createTestDb, type TestDb } from "../support/db.js";
+import { canonicalBlocks, expectedContracts } from "../support/subgraph-expect.js";
 import { type Receiver, startReceiver } from "../support/receiver.js";
 import { postObserver, startTestService, waitFor } from "../support/service.js";
 
@@ -37,6 +38,8 @@ let receiver: Receiver;
 let sdk: SluiceClient;
 let scratch: string;
 let truth: ReturnType<typeof simulateChain>["truth"];
+/** Successful deploys of the simulated chain's canonical blocks, computed from its payloads. */
+let deploys: string[][];
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -44,6 +47,9 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const sim = simulateChain({ seed: "clients-sdk", blocks: 10, eventsPerBlock: 5 });
   truth = sim.truth;
+  deploys = expectedContracts(
+    canonicalBlocks(sim.payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }))),
+  );
   for (const p of sim.payloads) await postObserver(svc.observerUrl, p.path, JSON.stringify(p.body));
   await svc.idle();
   await svc.subgraphs.idle();
@@ -386,6 +392,17 @@ describe("sluice mcp", () => {
       expect(parsed(created)).toMatchObject({ name: "mcp-hook", secret: expect.stringMatching(/^whsec_/) });
       const listed = parsed(await withToken.callTool({ name: "webhooks_list", arguments: {} }));
       expect(listed.webhooks.map((w: { name: string }) => w.name)).toContain("mcp-hook");
+      // The subgraph query tool: the contracts table as deployed on the canonical chain.
+      const contracts = parsed(
+        await withToken.callTool({
+          name: "subgraphs_list_table_rows",
+          arguments: { name: "contract-deployments", table: "contracts", _limit: 1000 },
+        }),
+      );
+      expect(contracts.rows.map((r: { contract_id: string }) => r.contract_id).sort()).toEqual(
+        deploys.map((d) => d[0]),
+      );
+      expect(deploys.length).toBeGreaterThan(0);
       const events = parsed(await withToken.callTool({ name: "index_list_events", arguments: { limit: 4 } }));
       expect(events.events.length).toBe(4);
       const refused = await withToken.callTool({ name: "webhooks_get", arguments: { webhook: "no-such-hook" } });
