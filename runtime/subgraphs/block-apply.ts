@@ -43,6 +43,8 @@ export interface StepOptions {
   optimistic?: boolean;
   /** The transaction's rows held in memory (optimistic steps fold into them). */
   memory?: TransactionRows;
+  /** A block's handler contexts when already built (the read-ahead builds them); else built here. */
+  contextsOf?: (block: DecodedBlock) => HandlerContext[];
 }
 
 export interface StepResult {
@@ -64,7 +66,8 @@ export async function applyBlocks(
   options: StepOptions,
 ): Promise<StepResult> {
   const contexts: HandlerContext[] = [];
-  for (const block of blocks) contexts.push(...buildHandlerContexts(block, options.config));
+  for (const block of blocks)
+    contexts.push(...(options.contextsOf?.(block) ?? buildHandlerContexts(block, options.config)));
   const failed: string[] = [];
   const seconds = new Map<string, number>();
   const took = (name: string, start: bigint) =>

@@ -23,6 +23,7 @@ import { badRequest, conflict, notFound, ServiceError } from "../internal/errors
 import type { Logger } from "../internal/logger.js";
 import type { StatementCache } from "./apply-ops.js";
 import { type ActiveSubgraph, applyBlocks } from "./block-apply.js";
+import { buildHandlerContexts } from "./context.js";
 import { runBackfill } from "./backfill.js";
 import {
   countCanonicalAbove,
@@ -54,6 +55,7 @@ import { plannedLookups } from "./read-ahead.js";
 import { createTransactionRows, type TransactionRows } from "./transaction-rows.js";
 import { createTransactionView, type SubgraphStatusRow } from "./transaction-view.js";
 import type {
+  HandlerContext,
   ChangedBlock,
   RowChange,
   RowChangeListener,
@@ -133,6 +135,8 @@ interface TransactionMemory {
   ahead: readonly DecodedBlock[];
   /** Whether the cache holds the read-ahead of `ahead` (a reorg's revert empties it). */
   aheadRead: boolean;
+  /** Handler contexts of the blocks read ahead for, built once for the read-ahead and the blocks' own step. */
+  contexts: WeakMap<DecodedBlock, HandlerContext[]>;
 }
 
 /** What the engine reports of each block it applies to the subgraphs. */
@@ -218,7 +222,13 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   function memoryOf(q: Queryable): TransactionMemory {
     let memory = memories.get(q);
     if (memory === undefined) {
-      memory = { rows: createTransactionRows(cache, stats), blocks: [], ahead: [], aheadRead: false };
+      memory = {
+        rows: createTransactionRows(cache, stats),
+        blocks: [],
+        ahead: [],
+        aheadRead: false,
+        contexts: new WeakMap(),
+      };
       memories.set(q, memory);
     }
     return memory;
@@ -257,8 +267,16 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       const sub = r.status === "ready" ? active(r.name) : undefined;
       if (sub) subs.push(sub);
     }
-    const memory = memoryOf(q).rows;
-    const lookups = plannedLookups(subs, blocks, contracts, traits.check);
+    const { rows: memory, contexts } = memoryOf(q);
+    const built = blocks.flatMap((b) => {
+      let c = contexts.get(b);
+      if (c === undefined) {
+        c = buildHandlerContexts(b, contracts);
+        contexts.set(b, c);
+      }
+      return c;
+    });
+    const lookups = plannedLookups(subs, built, traits.check);
     if (lookups.length === 0) return;
     // A key the database cannot take (a value its column refuses) must not fail the transaction:
     // the block's own application then meets it where refusals are handled.
@@ -321,6 +339,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         config: contracts,
         optimistic: !careful,
         memory: memory.rows,
+        contextsOf: (b) => memory.contexts.get(b) ?? buildHandlerContexts(b, contracts),
       }).catch((err) => {
         // The ingestor runs the transaction again; its blocks then isolate each subgraph (a
         // refusal of rows in memory may come from any of them).

@@ -6,13 +6,12 @@
  * block that turns out to be a side block, or a trait verdict that a deploy later in the batch
  * changes, only makes the read fetch a row nobody asks for or miss one that is then read per block.
  */
-import type { DecodedBlock } from "../chain/types.js";
 import type { ActiveSubgraph } from "./block-apply.js";
-import { buildHandlerContexts } from "./context.js";
 import { type PlannedOp, planOps } from "./dispatch.js";
 import type { TraitCheck } from "./match-source.js";
 import { isNull, ordered } from "./op-runs.js";
 import type { TaggedTarget } from "./table-sql.js";
+import type { HandlerContext } from "./types.js";
 
 /**
  * The key values one table's upserts and increments look up under one key (`keys`), or its
@@ -24,11 +23,9 @@ export type PlannedLookup =
 
 export function plannedLookups(
   subgraphs: readonly ActiveSubgraph[],
-  blocks: readonly DecodedBlock[],
-  config: Record<string, string>,
+  contexts: readonly HandlerContext[],
   check: TraitCheck,
 ): PlannedLookup[] {
-  const contexts = blocks.flatMap((b) => buildHandlerContexts(b, config));
   const lookups = new Map<string, PlannedLookup>();
   const add = (id: string, make: () => PlannedLookup, values: Record<string, unknown>) => {
     let lookup = lookups.get(id);

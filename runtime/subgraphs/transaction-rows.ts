@@ -1,6 +1,6 @@
 /**
- * The rows one ingest transaction touches through upserts, increments and inserts, held in memory and
- * written once, at its end (or before anything reads the tables: another statement on the same
+ * The rows one ingest transaction touches through upserts, increments, inserts and updates, held in
+ * memory and written once, at its end (or before anything reads the tables: another statement on the same
  * table, a reorg's revert).
  *
  * Why: a hot row (a DEX pool, a busy contract's balance) is updated by many blocks of one
@@ -97,7 +97,7 @@ export interface TransactionRows {
     nulls: readonly boolean[],
     keys: readonly Record<string, unknown>[],
   ): Promise<void>;
-  /** Applies an upsert/increment/insert run of one table in memory; returns its changes when `collect`. */
+  /** Applies an upsert/increment/insert/update run of one table in memory; returns its changes when `collect`. */
   apply(
     q: Queryable,
     target: TaggedTarget,
@@ -203,6 +203,15 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     t.rows.set(id, row);
   }
 
+  /** Stored rows just read: cached unless the transaction holds them already (its state is newer). */
+  function cacheStored(t: TableRows, rows: readonly Record<string, unknown>[]): void {
+    for (const raw of rows) {
+      const row = renderRow(t.target.meta, raw);
+      const id = Number(row._id);
+      if (!t.rows.has(id)) store(t, id, row);
+    }
+  }
+
   function matchIndexOf(t: TableRows, columns: readonly string[]): Map<string, Set<number>> {
     const signature = columns.join(",");
     let index = t.matches.get(signature);
@@ -247,11 +256,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
   ): Promise<void> {
     const ids = indexOf(t, key);
     const signature = key.join(",");
-    let absent = t.absent.get(signature);
-    if (absent === undefined) {
-      absent = new Set();
-      t.absent.set(signature, absent);
-    }
+    const absent = setIn(t.absent, signature);
     const missing = [...values].filter(([k]) => !ids.has(k) && !absent.has(k));
     if (missing.length === 0) return;
     const params = key.map((c) => missing.map(([, v]) => paramOf(t.target.meta, c, v[c])));
@@ -259,11 +264,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       sql(t.target, `select:${signature}`, () => selectByKeysSql(t.target, key)),
       params,
     );
-    for (const raw of rows) {
-      const row = renderRow(t.target.meta, raw);
-      const id = Number(row._id);
-      if (!t.rows.has(id)) store(t, id, row);
-    }
+    cacheStored(t, rows);
     for (const [k] of missing) if (!ids.has(k)) absent.add(k);
   }
 
@@ -389,11 +390,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
   ): Promise<void> {
     const meta = t.target.meta;
     const signature = `match:${keyColumns.join(",")}|${nulls.join(",")}`;
-    let read = t.matchRead.get(signature);
-    if (read === undefined) {
-      read = new Set();
-      t.matchRead.set(signature, read);
-    }
+    const read = setIn(t.matchRead, signature);
     const unread = [...keys].filter(([text]) => !read.has(text));
     if (unread.length === 0) return;
     const valued = keyColumns.filter((_c, i) => !nulls[i]);
@@ -401,11 +398,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
       sql(t.target, signature, () => selectMatchingSql(t.target, keyColumns, nulls)),
       valued.map((c) => unread.map(([, key]) => paramOf(meta, c, key[c]))),
     );
-    for (const raw of rows) {
-      const row = renderRow(meta, raw);
-      const id = Number(row._id);
-      if (!t.rows.has(id)) store(t, id, row);
-    }
+    cacheStored(t, rows);
     for (const [text] of unread) read.add(text);
   }
 
@@ -527,10 +520,18 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
   };
 }
 
+/** The set under `key`, made empty when there is none. */
+function setIn<T>(sets: Map<string, Set<T>>, key: string): Set<T> {
+  let set = sets.get(key);
+  if (set === undefined) {
+    set = new Set();
+    sets.set(key, set);
+  }
+  return set;
+}
+
 function addMatch(ids: Map<string, Set<number>>, text: string, id: number): void {
-  const set = ids.get(text);
-  if (set === undefined) ids.set(text, new Set([id]));
-  else set.add(id);
+  setIn(ids, text).add(id);
 }
 
 function keyValues(planned: SeqOp): Record<string, unknown> {
