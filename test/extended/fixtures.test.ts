@@ -41,29 +41,15 @@ describe.skipIf(!hasFixtures)("Extended view over mainnet-reorg-scenario1", () =
     await testDb?.drop();
   });
 
-  it("lists the canonical blocks and reads every canonical transaction back", async () => {
+  it("lists the canonical blocks (each transaction is read back by the replay test below)", async () => {
     const { data: page } = await client.GET("/extended/v2/blocks/", { params: { query: { limit: 30 } } });
     expectHiroShape("api/blocks/get-nakamoto-blocks.schema.json", page);
     expect(page?.total).toBe(blocks.length);
     expect(page?.results[0].index_block_hash).toBe(blocks[blocks.length - 1].index_block_hash);
-
-    let count = 0;
-    for (const b of blocks) {
-      for (const t of b.transactions) {
-        const { data, response } = await client.GET("/extended/v1/tx/{tx_id}", {
-          params: { path: { tx_id: t.txid }, query: { event_limit: 100 } },
-        });
-        expect(response.status, t.txid).toBe(200);
-        expectHiroShape("entities/transactions/transaction.schema.json", data);
-        const tx = data as Record<string, unknown> & { events: unknown[] };
-        expect(tx.block_hash).toBe(b.block_hash);
-        expect(tx.tx_status).toBe(t.status);
-        if (t.raw_tx !== "0x00") expect(tx.fee_rate).toBe(String(feePaid(t.raw_tx).fee));
-        expect(tx.events.length).toBe(b.events.filter((e: { txid: string }) => e.txid === t.txid).length);
-        count++;
-      }
-    }
-    expect(count, "canonical transactions of the recording").toBe(95);
+    expect(
+      blocks.reduce((n, b) => n + b.transactions.length, 0),
+      "canonical transactions of the recording",
+    ).toBe(95);
   });
 
   it("balances equal the recording's, and the STX lock in force is reported", async () => {
@@ -165,6 +151,7 @@ describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
             expect(tx.nonce, t.txid).toBe(Number(deserializeTransaction(t.raw_tx).auth.spendingCondition.nonce));
           }
           expect(tx.event_count, t.txid).toBe(b.events.filter((e: { txid: string }) => e.txid === t.txid).length);
+          expect(tx.events.length, t.txid).toBe(Math.min(100, tx.event_count));
           txs++;
         }
       }
