@@ -81,7 +81,9 @@ export async function applyBlocks(
   for (const sub of subgraphs) {
     const start = process.hrtime.bigint();
     try {
-      const ops = planOps(sub.module, sub.index, contexts, options.traits.check).map((op, seq) => ({ ...op, seq }));
+      // Numbered in place: the planned operations are this step's own.
+      const ops = planOps(sub.module, sub.index, contexts, options.traits.check) as SeqOp[];
+      for (let seq = 0; seq < ops.length; seq++) ops[seq].seq = seq;
       planned.push({ sub, ops });
     } catch (err) {
       await fail(q, sub.module.name, err, options.logger);

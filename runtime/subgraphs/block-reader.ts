@@ -35,32 +35,34 @@ export async function readCanonicalRange(
        FROM chain.blocks WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height`,
     [from, to],
   );
-  const blocks = new Map<string, DecodedBlock>();
+  // By height: canonical blocks have one each, and an event row then carries a number, not a hash.
+  const blocks = new Map<number, DecodedBlock>();
   for (const b of blockRows) {
-    blocks.set(String(b.index_block_hash), rowToBlock(b, [], []));
+    const block = rowToBlock(b, [], []);
+    blocks.set(block.height, block);
   }
   if (blocks.size === 0) return [];
   const eventTypeList = eventTypes.filter((t) => !SYNTHETIC_TYPES.has(t));
   if (eventTypeList.length > 0) {
     const { rows } = await q.query<Row>(
-      `SELECT index_block_hash, event_index, node_event_index, tx_id, tx_index, committed, event_type, contract_id,
+      `SELECT block_height, event_index, node_event_index, tx_id, tx_index, committed, event_type, contract_id,
               asset_identifier, sender, recipient, amount, topic, payload
          FROM chain.events
         WHERE canonical AND committed AND block_height BETWEEN $1 AND $2 AND event_type = ANY($3::text[])
         ORDER BY block_height, event_index`,
       [from, to, eventTypeList],
     );
-    for (const r of rows) blocks.get(String(r.index_block_hash))?.events.push(rowToEvent(r));
+    for (const r of rows) blocks.get(Number(r.block_height))?.events.push(rowToEvent(r));
   }
   const { rows: txRows } = await q.query<Row>(
-    `SELECT index_block_hash, tx_index, tx_id, tx_type, status, sender, contract_id, function_name
+    `SELECT block_height, tx_index, tx_id, tx_type, status, sender, contract_id, function_name
             ${txLevel ? ", function_args, result" : ""}${fees ? ", sponsor, fee, burnchain_op" : ""}
        FROM chain.transactions WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height, tx_index`,
     [from, to],
   );
   const everyTx = txLevel || fees;
   for (const r of txRows) {
-    const block = blocks.get(String(r.index_block_hash));
+    const block = blocks.get(Number(r.block_height));
     if (block === undefined) continue;
     if (!everyTx && !block.events.some((e) => e.txIndex === Number(r.tx_index))) continue;
     block.txs.push(rowToTx(r));

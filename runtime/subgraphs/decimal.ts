@@ -40,3 +40,29 @@ export function canonicalDecimal(text: string): string {
 export function isDecimal(text: unknown): text is string {
   return typeof text === "string" && DECIMAL.test(text);
 }
+
+/** A running NUMERIC sum: the exact value at the largest scale seen so far. */
+export interface DecimalSum {
+  value: bigint;
+  scale: number;
+}
+
+/** A sum starting at `text`. */
+export function decimalSum(text: string): DecimalSum {
+  return parse(text);
+}
+
+/** Adds `text` to `sum` in place (the scale grows to the larger of the two, as NUMERIC addition). */
+export function addToSum(sum: DecimalSum, text: string): void {
+  const y = parse(text);
+  if (y.scale > sum.scale) {
+    sum.value *= 10n ** BigInt(y.scale - sum.scale);
+    sum.scale = y.scale;
+  }
+  sum.value += y.scale === sum.scale ? y.value : y.value * 10n ** BigInt(sum.scale - y.scale);
+}
+
+/** The canonical text of a sum. */
+export function formatSum(sum: DecimalSum): string {
+  return format(sum.value, sum.scale);
+}

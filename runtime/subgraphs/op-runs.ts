@@ -10,7 +10,7 @@
  *   change of each row is the stored row itself).
  */
 import { toJsonb } from "../chain/block-store.js";
-import { addDecimals, canonicalDecimal, isDecimal } from "./decimal.js";
+import { addDecimals, addToSum, canonicalDecimal, type DecimalSum, decimalSum, formatSum, isDecimal } from "./decimal.js";
 import type { PlannedOp } from "./dispatch.js";
 import type { ColumnType, IncrementOp, RowChange, TableMeta, UpsertOp } from "./types.js";
 import { timestampTextColumn } from "./table-sql.js";
@@ -50,7 +50,41 @@ export function ordered(meta: TableMeta, columns: Iterable<string>): string[] {
   return Object.keys(meta.columns).filter((c) => set.has(c));
 }
 
+/**
+ * `ordered` over an object's own keys, remembered per table and key list: a block's operations
+ * repeat a handful of shapes, and this runs once per operation.
+ */
+const orderedShapes = new WeakMap<TableMeta, Map<string, readonly string[]>>();
+const shapeIds = new WeakMap<readonly string[], number>();
+let nextShapeId = 1;
+/** A number naming one remembered column list (equal lists of one table share it). */
+function shapeId(columns: readonly string[]): number {
+  let id = shapeIds.get(columns);
+  if (id === undefined) {
+    id = nextShapeId++;
+    shapeIds.set(columns, id);
+  }
+  return id;
+}
+function orderedKeys(meta: TableMeta, values: Record<string, unknown>): readonly string[] {
+  let shapes = orderedShapes.get(meta);
+  if (shapes === undefined) {
+    shapes = new Map();
+    orderedShapes.set(meta, shapes);
+  }
+  const names = Object.keys(values);
+  const shape = names.join(",");
+  let columns = shapes.get(shape);
+  if (columns === undefined) {
+    columns = ordered(meta, names);
+    shapes.set(shape, columns);
+  }
+  return columns;
+}
+
 export const isNull = (v: unknown) => v === null || v === undefined;
+
+const NO_VALUES: Record<string, unknown> = {};
 
 /** Splits one table's operations (in chain order) into runs; see the module comment. */
 export function buildRuns(meta: TableMeta, ops: readonly SeqOp[]): Run[] {
@@ -82,14 +116,19 @@ export function buildRuns(meta: TableMeta, ops: readonly SeqOp[]): Run[] {
         break;
       }
       case "increment": {
-        const key = ordered(meta, Object.keys(op.key));
-        const adds = ordered(meta, Object.keys(op.deltas)).filter((c) => !key.includes(c));
-        const values = ordered(meta, Object.keys(op.values ?? {})).filter((c) => !key.includes(c) && !adds.includes(c));
-        const columns = [...key, ...adds, ...values];
-        const sig = `increment|${key.join(",")}|${adds.join(",")}|${values.join(",")}`;
+        const key = orderedKeys(meta, op.key);
         const alone = key.some((k) => isNull(op.key[k]));
-        if (!alone && last?.kind === "increment" && sig === signature) last.ops.push(planned);
-        else runs.push({ kind: "increment", key, adds, columns, ops: [planned] });
+        const adds = orderedKeys(meta, op.deltas);
+        const values = orderedKeys(meta, op.values ?? NO_VALUES);
+        const sig = `increment|${shapeId(key)}|${shapeId(adds)}|${shapeId(values)}`;
+        if (!alone && last?.kind === "increment" && sig === signature) {
+          last.ops.push(planned);
+        } else {
+          const addColumns = adds.filter((c) => !key.includes(c));
+          const valueColumns = values.filter((c) => !key.includes(c) && !addColumns.includes(c));
+          const columns = [...key, ...addColumns, ...valueColumns];
+          runs.push({ kind: "increment", key: [...key], adds: addColumns, columns, ops: [planned] });
+        }
         signature = alone ? "" : sig;
         break;
       }
@@ -164,9 +203,21 @@ export function renderRow(meta: TableMeta, row: Record<string, unknown>): Record
   return out;
 }
 
-/** Identity of a row by key columns, the same for an operation's values and a stored row. */
+/**
+ * Identity of a row by key columns, the same for an operation's values and a stored row: each
+ * rendered value length-prefixed (so no separator can be forged by a value), null as "~".
+ */
 function keyString(meta: TableMeta, key: readonly string[], source: Record<string, unknown>): string {
-  return JSON.stringify(key.map((c) => renderValue(columnType(meta, c), source[c])));
+  let out = "";
+  for (const c of key) {
+    const rendered = renderValue(columnType(meta, c), source[c]);
+    if (rendered === null || rendered === undefined) out += "~";
+    else {
+      const text = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
+      out += `${text.length}:${text}`;
+    }
+  }
+  return out;
 }
 
 function keyValuesOf(op: SeqOp): Record<string, unknown> {
@@ -182,20 +233,37 @@ function mergeByKey(
   run: Extract<Run, { kind: "upsert" | "increment" }>,
 ): Map<string, { op: SeqOp; values: Record<string, unknown> }> {
   const merged = new Map<string, { op: SeqOp; values: Record<string, unknown> }>();
+  if (run.kind === "upsert") {
+    for (const planned of run.ops) {
+      const values = (planned.op as UpsertOp).values;
+      merged.set(keyString(meta, run.key, values), { op: planned, values: { ...values } });
+    }
+    return merged;
+  }
+  // Deltas are summed as exact decimals and rendered once per key.
+  const sums = new Map<string, Map<string, DecimalSum>>();
   for (const planned of run.ops) {
-    const k = keyString(meta, run.key, keyValuesOf(planned));
-    if (run.kind === "upsert") {
-      merged.set(k, { op: planned, values: { ...(planned.op as UpsertOp).values } });
-      continue;
-    }
     const op = planned.op as IncrementOp;
-    const prev = merged.get(k);
-    const values: Record<string, unknown> = { ...(prev?.values ?? {}), ...op.key, ...(op.values ?? {}) };
-    for (const [col, delta] of Object.entries(op.deltas)) {
-      const before = prev?.values[col];
-      values[col] = before === undefined ? canonicalDecimal(delta) : addDecimals(String(before), delta);
+    const k = keyString(meta, run.key, op.key);
+    let entry = merged.get(k);
+    let keySums = sums.get(k);
+    if (entry === undefined || keySums === undefined) {
+      entry = { op: planned, values: {} };
+      keySums = new Map();
+      merged.set(k, entry);
+      sums.set(k, keySums);
     }
-    merged.set(k, { op: planned, values });
+    entry.op = planned;
+    Object.assign(entry.values, op.key, op.values);
+    for (const col in op.deltas) {
+      const sum = keySums.get(col);
+      if (sum === undefined) keySums.set(col, decimalSum(op.deltas[col]));
+      else addToSum(sum, op.deltas[col]);
+    }
+  }
+  for (const [k, keySums] of sums) {
+    const values = (merged.get(k) as { values: Record<string, unknown> }).values;
+    for (const [col, sum] of keySums) values[col] = formatSum(sum);
   }
   return merged;
 }
