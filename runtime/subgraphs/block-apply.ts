@@ -20,7 +20,7 @@ import type { Logger } from "../internal/logger.js";
 import { applySubgraphOps, type JournalTarget, type StatementCache } from "./apply-ops.js";
 import { buildHandlerContexts } from "./context.js";
 import { markFailed } from "./control-store.js";
-import { contractsNeedingTraits, type DispatchIndex, planOps } from "./dispatch.js";
+import { contractsNeedingTraits, type DispatchIndex, type PlannedOp, planOps } from "./dispatch.js";
 import type { DraftChange, SeqOp } from "./op-runs.js";
 import type { TraitResolver } from "./trait-resolver.js";
 import type { TransactionRows } from "./transaction-rows.js";
@@ -45,6 +45,8 @@ export interface StepOptions {
   memory?: TransactionRows;
   /** A block's handler contexts when already built (the read-ahead builds them); else built here. */
   contextsOf?: (block: DecodedBlock) => HandlerContext[];
+  /** A one-block step's planned operations of a subgraph when already planned (the read-ahead plans them). */
+  plannedOf?: (sub: ActiveSubgraph) => PlannedOp[] | undefined;
 }
 
 export interface StepResult {
@@ -81,8 +83,9 @@ export async function applyBlocks(
   for (const sub of subgraphs) {
     const start = process.hrtime.bigint();
     try {
-      // Numbered in place: the planned operations are this step's own.
-      const ops = planOps(sub.module, sub.index, contexts, options.traits.check) as SeqOp[];
+      // Numbered in place: the numbers depend on the plan alone, so a plan kept for reuse stays valid.
+      const ops = ((blocks.length === 1 ? options.plannedOf?.(sub) : undefined) ??
+        planOps(sub.module, sub.index, contexts, options.traits.check)) as SeqOp[];
       for (let seq = 0; seq < ops.length; seq++) ops[seq].seq = seq;
       planned.push({ sub, ops });
     } catch (err) {

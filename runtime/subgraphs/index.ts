@@ -37,7 +37,7 @@ import {
   upsertDefinition,
 } from "./control-store.js";
 import { derivationChanged } from "./derivation.js";
-import { buildDispatchIndex, type DispatchIndex } from "./dispatch.js";
+import { buildDispatchIndex, type DispatchIndex, type PlannedOp, planOps } from "./dispatch.js";
 import {
   builtinSources,
   loadDeployedModule,
@@ -137,6 +137,8 @@ interface TransactionMemory {
   aheadRead: boolean;
   /** Handler contexts of the blocks read ahead for, built once for the read-ahead and the blocks' own step. */
   contexts: WeakMap<DecodedBlock, HandlerContext[]>;
+  /** Each read-ahead block's planned operations per subgraph without trait sources (pure, so planned once). */
+  plans: WeakMap<DecodedBlock, Map<SubgraphModule, PlannedOp[]>>;
 }
 
 /** What the engine reports of each block it applies to the subgraphs. */
@@ -228,6 +230,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         ahead: [],
         aheadRead: false,
         contexts: new WeakMap(),
+        plans: new WeakMap(),
       };
       memories.set(q, memory);
     }
@@ -267,16 +270,30 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       const sub = r.status === "ready" ? active(r.name) : undefined;
       if (sub) subs.push(sub);
     }
-    const { rows: memory, contexts } = memoryOf(q);
-    const built = blocks.flatMap((b) => {
-      let c = contexts.get(b);
-      if (c === undefined) {
-        c = buildHandlerContexts(b, contracts);
-        contexts.set(b, c);
+    const { rows: memory, contexts, plans } = memoryOf(q);
+    const planned: { module: SubgraphModule; ops: PlannedOp[] }[] = [];
+    for (const block of blocks) {
+      let blockContexts = contexts.get(block);
+      if (blockContexts === undefined) {
+        blockContexts = buildHandlerContexts(block, contracts);
+        contexts.set(block, blockContexts);
       }
-      return c;
-    });
-    const lookups = plannedLookups(subs, built, traits.check);
+      const blockPlans = new Map<SubgraphModule, PlannedOp[]>();
+      for (const { module, index } of subs) {
+        let ops: PlannedOp[];
+        try {
+          ops = planOps(module, index, blockContexts, traits.check);
+        } catch {
+          continue; // the block's own application reports the handler's failure
+        }
+        planned.push({ module, ops });
+        // A trait verdict may change within the transaction (a deploy in an earlier block): such
+        // subgraphs are planned again by the block's own step.
+        if (index.traitSources.size === 0) blockPlans.set(module, ops);
+      }
+      plans.set(block, blockPlans);
+    }
+    const lookups = plannedLookups(planned);
     if (lookups.length === 0) return;
     // A key the database cannot take (a value its column refuses) must not fail the transaction:
     // the block's own application then meets it where refusals are handled.
@@ -340,6 +357,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         optimistic: !careful,
         memory: memory.rows,
         contextsOf: (b) => memory.contexts.get(b) ?? buildHandlerContexts(b, contracts),
+        plannedOf: (sub) => memory.plans.get(block)?.get(sub.module),
       }).catch((err) => {
         // The ingestor runs the transaction again; its blocks then isolate each subgraph (a
         // refusal of rows in memory may come from any of them).

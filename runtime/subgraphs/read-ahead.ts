@@ -6,12 +6,10 @@
  * block that turns out to be a side block, or a trait verdict that a deploy later in the batch
  * changes, only makes the read fetch a row nobody asks for or miss one that is then read per block.
  */
-import type { ActiveSubgraph } from "./block-apply.js";
-import { type PlannedOp, planOps } from "./dispatch.js";
-import type { TraitCheck } from "./match-source.js";
+import type { PlannedOp } from "./dispatch.js";
 import { isNull, ordered } from "./op-runs.js";
 import type { TaggedTarget } from "./table-sql.js";
-import type { HandlerContext } from "./types.js";
+import type { SubgraphModule } from "./types.js";
 
 /**
  * The key values one table's upserts and increments look up under one key (`keys`), or its
@@ -21,11 +19,7 @@ export type PlannedLookup =
   | { kind: "keys"; target: TaggedTarget; key: string[]; values: Record<string, unknown>[] }
   | { kind: "matches"; target: TaggedTarget; key: string[]; nulls: boolean[]; values: Record<string, unknown>[] };
 
-export function plannedLookups(
-  subgraphs: readonly ActiveSubgraph[],
-  contexts: readonly HandlerContext[],
-  check: TraitCheck,
-): PlannedLookup[] {
+export function plannedLookups(plans: readonly { module: SubgraphModule; ops: readonly PlannedOp[] }[]): PlannedLookup[] {
   const lookups = new Map<string, PlannedLookup>();
   const add = (id: string, make: () => PlannedLookup, values: Record<string, unknown>) => {
     let lookup = lookups.get(id);
@@ -35,13 +29,7 @@ export function plannedLookups(
     }
     lookup.values.push(values);
   };
-  for (const { module, index } of subgraphs) {
-    let ops: PlannedOp[];
-    try {
-      ops = planOps(module, index, contexts, check);
-    } catch {
-      continue; // the block's own application reports the handler's failure
-    }
+  for (const { module, ops } of plans) {
     const target = (table: string) => ({
       subgraph: module.name,
       schema: module.schema,

@@ -1,6 +1,7 @@
 /** Clarity values → plain JSON and a small type signature (DESIGN.md §3, print decoding). */
 import { BytesReader, type ClarityValue, ClarityType, deserializeCV } from "@stacks/transactions";
 import type { ClarityJson } from "../types.js";
+import { fastClarityJson, NotFast } from "./clarity-fast-json.js";
 import { hexToBytesStrict } from "./hex.js";
 
 /**
@@ -66,8 +67,14 @@ export function decodeClarityValue(hex: string): ClarityValue {
   return cv;
 }
 
-/** `clarityToJson(decodeClarityValue(hex))`. */
+/** `clarityToJson(decodeClarityValue(hex))`, straight from the bytes when clarity-fast-json.ts vouches for them. */
 export function decodeClarityHex(hex: string): ClarityJson {
+  const bytes = hexToBytesStrict(hex);
+  try {
+    return fastClarityJson(bytes);
+  } catch (err) {
+    if (!(err instanceof NotFast)) throw err;
+  }
   return clarityToJson(decodeClarityValue(hex));
 }
 

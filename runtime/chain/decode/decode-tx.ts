@@ -8,13 +8,12 @@ import {
   ClarityType,
   PayloadType,
   type SpendingCondition,
-  StacksWireType,
   type StacksTransactionWire,
-  addressToString,
   deserializeTransaction,
   serializeCV,
 } from "@stacks/transactions";
 import type { DecodedEvent, DecodedTx, ExecutionCost, TxType } from "../types.js";
+import { c32Address } from "./address-cache.js";
 import { decodeClarityHex } from "./clarity-json.js";
 import { clarityValueEnd } from "./clarity-wire.js";
 import { isRecord, type JsonObject, malformed, requireHash, requireIndex, requireString } from "./fields.js";
@@ -227,10 +226,6 @@ function principalOf(cv: ClarityValue): string | null {
   }
 }
 
-/** Bounded memo of c32 addresses: the same few accounts send most transactions. */
-const addressCache = new Map<string, string>();
-const ADDRESS_CACHE_MAX = 4096;
-
 /**
  * The address of a spending condition: single-sig P2PKH → SP/ST, every other hash mode
  * (multisig, and P2WPKH which is P2SH-wrapped) → the multisig version SM/SN.
@@ -245,17 +240,6 @@ function spenderAddress(condition: SpendingCondition, mainnet: boolean): string 
       ? AddressVersion.TestnetSingleSig
       : AddressVersion.TestnetMultiSig;
   return c32Address(version, condition.signer);
-}
-
-function c32Address(version: AddressVersion, hash160: string): string {
-  const key = `${version}:${hash160}`;
-  let address = addressCache.get(key);
-  if (address === undefined) {
-    address = addressToString({ type: StacksWireType.Address, version, hash160 });
-    if (addressCache.size >= ADDRESS_CACHE_MAX) addressCache.clear();
-    addressCache.set(key, address);
-  }
-  return address;
 }
 
 /**
