@@ -114,7 +114,14 @@ describe.skipIf(!hasFixtures)("Extended view: Bitcoin operations a node describe
   let testDb: TestDb;
   let service: Service;
   let client: ReturnType<typeof createClient>;
-  let block: { index_block_hash: string; transactions: { txid: string; tx_index: number }[] };
+  let block: {
+    index_block_hash: string;
+    block_hash: string;
+    block_height: number;
+    parent_index_block_hash: string;
+    transactions: { txid: string; tx_index: number; raw_tx: string }[];
+    events: unknown[];
+  };
   const opTxIds = OPS.map(
     (_, i) =>
       `0x${String(i + 1)
@@ -205,5 +212,41 @@ describe.skipIf(!hasFixtures)("Extended view: Bitcoin operations a node describe
       "u200000000000",
       "u7",
     ]);
+  });
+
+  it("a reorg moves the ops with their block: an orphaned op reads non-canonical, one mined again canonical", async () => {
+    // A sibling holding only the stack-stx op, then a child on it: the sibling's branch wins.
+    const opTxs = block.transactions.filter((t) => t.raw_tx === "0x00" && opTxIds.includes(t.txid));
+    const sibling = {
+      ...block,
+      index_block_hash: `0x${"e1".repeat(32)}`,
+      block_hash: `0x${"e2".repeat(32)}`,
+      transactions: [{ ...opTxs[0], tx_index: 0 }],
+      events: [],
+    };
+    const child = {
+      ...block,
+      index_block_hash: `0x${"e3".repeat(32)}`,
+      block_hash: `0x${"e4".repeat(32)}`,
+      parent_index_block_hash: sibling.index_block_hash,
+      parent_block_hash: sibling.block_hash,
+      block_height: block.block_height + 1,
+      transactions: [],
+      events: [],
+    };
+    await postObserver(service.observerUrl, "/new_block", JSON.stringify(sibling));
+    await postObserver(service.observerUrl, "/new_block", JSON.stringify(child));
+    await service.idle();
+
+    const { data: mined } = await client.GET("/extended/v1/tx/{tx_id}", { params: { path: { tx_id: opTxIds[0] } } });
+    expectHiroShape("entities/transactions/transaction.schema.json", mined);
+    expect(mined).toMatchObject({ canonical: true, block_hash: sibling.block_hash, tx_type: "contract_call" });
+    const args = (mined as { contract_call: { function_args: { hex: string }[] } }).contract_call.function_args;
+    expect(args.map((a) => a.hex)).toEqual(EXPECTED[0].args.map((h) => `0x${h}`));
+    for (const id of opTxIds.slice(1)) {
+      const { data } = await client.GET("/extended/v1/tx/{tx_id}", { params: { path: { tx_id: id } } });
+      expectHiroShape("entities/transactions/transaction.schema.json", data);
+      expect(data).toMatchObject({ canonical: false, block_hash: block.block_hash, sender_address: SENDER.address });
+    }
   });
 });
