@@ -65,6 +65,7 @@ export const CHAIN_TABLES: readonly ChainTable[] = [
       "microblock_hash",
       "contract_interface",
       "vm_error",
+      "burnchain_op_details",
     ],
   },
   {

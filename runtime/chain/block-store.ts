@@ -7,6 +7,7 @@ import type { Queryable } from "../db/types.js";
 import type { BlockRef } from "./fork-choice.js";
 import { addressActivityColumns, addressActivity } from "./address-activity.js";
 import type {
+  BurnchainOpDetails,
   ClarityJson,
   DecodedBlock,
   DecodedBurnBlock,
@@ -36,7 +37,8 @@ const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.rep
  * round trip to the server costs about as much as inserting a block's rows, so three became one.
  * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
  * $49 the block's matured miner rewards; $50–$54 its STX balance changes (address-activity.ts);
- * $55 the transactions' execution costs (blockExecutionCosts).
+ * $55 the transactions' execution costs (blockExecutionCosts); $56 the transactions' burnchain op
+ * details (migration 0015).
  */
 const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
@@ -47,11 +49,11 @@ const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
       status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
       memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
-      contract_interface, vm_error)
+      contract_interface, vm_error, burnchain_op_details)
     SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($14::int[], $15::text[], $16::text[], $17::text[],
       $18::text[], $19::text[], $20::numeric[], $21::numeric[], $22::text[], $23::text[], $24::jsonb[], $25::text[],
       $26::numeric[], $27::text[], $28::text[], $29::jsonb[], $30::text[], $31::boolean[], $32::int[], $33::text[],
-      $34::jsonb[], $35::text[])),
+      $34::jsonb[], $35::text[], $56::jsonb[])),
   cost_row AS (
     INSERT INTO chain.block_execution_costs (index_block_hash, costs) SELECT $1::text, $55::jsonb WHERE $55::jsonb IS NOT NULL),
   balance_rows AS (
@@ -74,6 +76,7 @@ export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonic
     json(block.maturedMinerRewards),
     ...addressActivityColumns(addressActivity(block)),
     blockExecutionCosts(block.txs),
+    block.txs.map((x) => json(x.burnchainOpDetails)),
   ]);
 }
 
@@ -304,6 +307,9 @@ export function rowToTx(r: Row): DecodedTx {
     microblockHash: str(r.microblock_hash),
     contractInterface: r.contract_interface ?? null,
     vmError: str(r.vm_error),
+    ...(r.burnchain_op
+      ? { burnchainOpDetails: (r.burnchain_op_details as BurnchainOpDetails | null | undefined) ?? null }
+      : {}),
   };
 }
 

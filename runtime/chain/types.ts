@@ -66,7 +66,59 @@ export interface DecodedTx {
   vmError: string | null;
   /** The receipt's `execution_cost` (runtime, reads, writes) as the node sends it; null when absent. */
   executionCost?: ExecutionCost | null;
+  /** A Bitcoin-originated op's details (decode/burnchain-op.ts); null when they cannot be known. */
+  burnchainOpDetails?: BurnchainOpDetails | null;
 }
+
+/**
+ * What a Bitcoin-originated operation did, decoded at ingest from the node's `burnchain_op` field
+ * (`source: "node"`) or, from nodes that do not send it, from the op's receipt and events
+ * (`source: "events"`). Amounts are µSTX decimal strings; `contract` is the PoX contract's name.
+ */
+export type BurnchainOpDetails =
+  | {
+      op: "transfer_stx";
+      source: "node" | "events";
+      sender: string;
+      recipient: string;
+      amount: string;
+      /** 0x-hex, or null when not known (events carry none). */
+      memo: string | null;
+    }
+  | {
+      op: "stack_stx";
+      source: "node" | "events";
+      sender: string;
+      amount: string;
+      pox_addr: { version: string; hashbytes: string } | null;
+      start_burn_height: number;
+      lock_period: number;
+      /** pox-4 only (with max_amount and auth_id). */
+      signer_key: string | null;
+      max_amount: string | null;
+      auth_id: string | null;
+      contract: string;
+    }
+  | {
+      op: "delegate_stx";
+      source: "node" | "events";
+      sender: string;
+      amount: string;
+      delegate_to: string;
+      until_burn_height: number | null;
+      pox_addr: { version: string; hashbytes: string } | null;
+      contract: string;
+    }
+  | {
+      op: "vote_for_aggregate_key";
+      source: "node";
+      sender: string;
+      signer_index: number;
+      aggregate_key: string;
+      round: number;
+      reward_cycle: number;
+      signer_key: string;
+    };
 
 /** A transaction's execution cost, under the node's field names. */
 export interface ExecutionCost {

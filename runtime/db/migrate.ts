@@ -16,6 +16,7 @@ import * as archiveRestoreId from "./migrations/0011-archive-restore-id.js";
 import * as webhookBatches from "./migrations/0012-webhook-batches.js";
 import * as webhookHeld from "./migrations/0013-webhook-held.js";
 import * as extended from "./migrations/0014-extended.js";
+import * as burnchainOpDetails from "./migrations/0015-burnchain-op-details.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -39,6 +40,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 12, name: webhookBatches.name, sql: webhookBatches.sql },
   { version: 13, name: webhookHeld.name, sql: webhookHeld.sql },
   { version: 14, name: extended.name, sql: extended.sql },
+  { version: 15, name: burnchainOpDetails.name, sql: burnchainOpDetails.sql },
 ];
 
 /** Where a set of migrations records what it applied, and the lock that serialises it. */

@@ -3,8 +3,9 @@
  * what only the raw bytes hold (post conditions, anchor mode, payloads; tx-wire.ts), and the
  * call's function signature and argument names from the called contract's stored interface. Pure.
  */
-import { type ClarityAbiType, getCVTypeString, getTypeString } from "@stacks/transactions";
+import { type ClarityAbiType, type ClarityValue, getCVTypeString, getTypeString } from "@stacks/transactions";
 import { fromHex, fromValue } from "./clarity.js";
+import { syntheticContractId, syntheticPayload } from "./render-burnchain-op.js";
 import { renderEvent } from "./render-event.js";
 import { isoTime } from "./render-block.js";
 import type { EventRow } from "./event-reads.js";
@@ -27,8 +28,20 @@ export interface TxRenderInput {
   calledInterface?: unknown;
 }
 
+/** The contract whose interface names a transaction's call arguments, or null when it calls none. */
+export function calledContractId(t: TxRow): string | null {
+  if (t.burnchain_op) return syntheticContractId(t.burnchain_op_details);
+  return t.tx_type === "contract_call" ? t.contract_id : null;
+}
+
 export function renderTx({ row: t, events, calledInterface }: TxRenderInput): Record<string, unknown> {
+  if (t.burnchain_op) return renderBurnchainOp(t, events, calledInterface);
   const wire = readTxWire(t.raw_tx);
+  return { ...renderTxBase(t, events, wire), ...payloadFields(t, wire, calledInterface) };
+}
+
+/** The fields every transaction type has. */
+function renderTxBase(t: TxRow, events: EventRow[], wire: ReturnType<typeof readTxWire>): Record<string, unknown> {
   const cost = t.execution_cost ?? [0, 0, 0, 0, 0];
   const blockTime = Number(t.block_time);
   const burnTime = Number(t.burn_block_time);
@@ -72,16 +85,58 @@ export function renderTx({ row: t, events, calledInterface }: TxRenderInput): Re
     base.sponsor_address = t.sponsor;
     if (wire?.sponsorNonce !== null && wire?.sponsorNonce !== undefined) base.sponsor_nonce = wire.sponsorNonce;
   }
-  return { ...base, ...payloadFields(t, wire, calledInterface, events) };
+  return base;
+}
+
+/**
+ * A Bitcoin-originated op, as Hiro renders it: the Stacks transaction it stands for
+ * (render-burnchain-op.ts), sent by the op's sender with nonce 0, no fee, anchor mode `any`.
+ */
+function renderBurnchainOp(t: TxRow, events: EventRow[], calledInterface: unknown): Record<string, unknown> {
+  const details = t.burnchain_op_details;
+  const base = renderTxBase(t, events, null);
+  base.sender_address = details?.sender ?? t.sender ?? "";
+  base.anchor_mode = "any";
+  const p = syntheticPayload(details);
+  if (p.kind === "token_transfer") {
+    return {
+      ...base,
+      tx_type: "token_transfer",
+      token_transfer: { recipient_address: p.recipient, amount: p.amount, memo: p.memo },
+    };
+  }
+  return { ...base, ...contractCallFields(p.call.contractId, p.call.functionName, p.call.args, calledInterface) };
+}
+
+/** `contract_call` fields; `function_args` left out when the arguments are not known. */
+function contractCallFields(
+  contractId: string,
+  functionName: string,
+  args: ClarityValue[] | null,
+  calledInterface: unknown,
+): Record<string, unknown> {
+  const fn = abiFunction(calledInterface, functionName);
+  const call: Record<string, unknown> = {
+    contract_id: contractId,
+    function_name: functionName,
+    function_signature: fn ? signature(fn) : "",
+  };
+  if (args !== null) {
+    call.function_args = args.map((cv, i) => ({
+      ...fromValue(cv),
+      name: fn?.args[i]?.name ?? "",
+      type: fn?.args[i] ? getTypeString(fn.args[i].type) : getCVTypeString(cv),
+    }));
+  }
+  return { tx_type: "contract_call", contract_call: call };
 }
 
 function payloadFields(
   t: TxRow,
   wire: ReturnType<typeof readTxWire>,
   calledInterface: unknown,
-  events: EventRow[],
 ): Record<string, unknown> {
-  if (wire === null) return burnchainOpFields(events);
+  if (wire === null) return {};
   const p = wire.payload;
   switch (p.kind) {
     case "smart_contract":
@@ -93,22 +148,8 @@ function payloadFields(
           source_code: p.sourceCode,
         },
       };
-    case "contract_call": {
-      const fn = abiFunction(calledInterface, t.function_name ?? "");
-      return {
-        tx_type: "contract_call",
-        contract_call: {
-          contract_id: t.contract_id ?? "",
-          function_name: t.function_name ?? "",
-          function_signature: fn ? signature(fn) : "",
-          function_args: p.args.map((cv, i) => ({
-            ...fromValue(cv),
-            name: fn?.args[i]?.name ?? "",
-            type: fn?.args[i] ? getTypeString(fn.args[i].type) : getCVTypeString(cv),
-          })),
-        },
-      };
-    }
+    case "contract_call":
+      return contractCallFields(t.contract_id ?? "", t.function_name ?? "", p.args, calledInterface);
     case "coinbase":
       return {
         tx_type: "coinbase",
@@ -138,20 +179,6 @@ function payloadFields(
         token_transfer: { recipient_address: t.recipient ?? "", amount: t.amount ?? "0", memo: t.memo ?? "" },
       };
   }
-}
-
-/**
- * A Bitcoin-originated operation has no Stacks bytes: an STX transfer op reads as the token
- * transfer its event records; any other op keeps sluice's own type name (docs/extended.md).
- */
-function burnchainOpFields(events: EventRow[]): Record<string, unknown> {
-  const transfer = events.find((e) => e.event_type === "stx_transfer");
-  if (!transfer) return { tx_type: "burnchain_op" };
-  const p = transfer.payload;
-  return {
-    tx_type: "token_transfer",
-    token_transfer: { recipient_address: String(p.recipient), amount: String(p.amount), memo: String(p.memo ?? "") },
-  };
 }
 
 function abiFunction(contractInterface: unknown, name: string): AbiFunction | null {

@@ -5,7 +5,7 @@ import { invalidParam, notFoundError } from "./errors.js";
 import { type EventRow, readAddressEvents, readTxEvents } from "./event-reads.js";
 import { optionalString, parseHash, parsePage, parsePrincipal } from "./params.js";
 import { HIRO_EVENT_TYPE, renderEvent } from "./render-event.js";
-import { renderTx } from "./render-tx.js";
+import { calledContractId, renderTx } from "./render-tx.js";
 import { renderTxList } from "./tx-render-batch.js";
 import { readContractInterface, readRecentTxs, readTx } from "./tx-reads.js";
 
@@ -19,10 +19,8 @@ export const getTx: ExtendedHandler = async (req, { db }) => {
   const row = await readTx(db, txId);
   if (row === null) throw notFoundError("TX_NOT_FOUND", `could not find transaction by ID ${txId}`, { tx_id: txId });
   const events = await readTxEvents(db, txId, limit, offset);
-  const calledInterface =
-    row.tx_type === "contract_call" && row.contract_id !== null
-      ? await readContractInterface(db, row.contract_id)
-      : null;
+  const called = calledContractId(row);
+  const calledInterface = called === null ? null : await readContractInterface(db, called);
   return renderTx({ row, events, calledInterface });
 };
 

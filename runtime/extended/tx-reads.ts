@@ -3,6 +3,7 @@
  * its block (hashes, times, the parent's burn time) and its event count; by id, recent canonical
  * ones, a block's, and an address's (sender, sponsor, or party to one of its committed events).
  */
+import type { BurnchainOpDetails } from "../chain/types.js";
 import type { Queryable } from "../db/types.js";
 
 /** chain.transactions columns plus its block's and its event count. */
@@ -26,6 +27,8 @@ export interface TxRow {
   raw_result: string;
   raw_tx: string;
   burnchain_op: boolean;
+  /** What a Bitcoin-originated op did (migration 0015); null otherwise or when not known. */
+  burnchain_op_details: BurnchainOpDetails | null;
   microblock_sequence: number | null;
   microblock_hash: string | null;
   contract_interface: unknown;
@@ -42,7 +45,7 @@ export interface TxRow {
 
 const TX_SELECT = `SELECT t.index_block_hash, t.tx_index, t.tx_id, t.block_height, t.canonical, t.tx_type, t.status,
     t.sender, t.sponsor, t.nonce, t.fee, t.contract_id, t.function_name, t.recipient, t.amount, t.memo,
-    t.raw_result, t.raw_tx, t.burnchain_op, t.microblock_sequence, t.microblock_hash, t.contract_interface,
+    t.raw_result, t.raw_tx, t.burnchain_op, t.burnchain_op_details, t.microblock_sequence, t.microblock_hash, t.contract_interface,
     ec.costs -> t.tx_index AS execution_cost, b.block_hash, b.block_time, b.burn_block_time, b.burn_block_height, b.parent_block_hash,
     p.burn_block_time AS parent_burn_block_time,
     (SELECT count(*) FROM chain.events e WHERE e.index_block_hash = t.index_block_hash AND e.tx_index = t.tx_index) AS event_count

@@ -4,7 +4,7 @@
  * leaves out contract calls' arguments.
  */
 import type { Queryable } from "../db/types.js";
-import { renderTx } from "./render-tx.js";
+import { calledContractId, renderTx } from "./render-tx.js";
 import { readContractInterface, type TxRow } from "./tx-reads.js";
 
 export async function renderTxList(
@@ -15,16 +15,12 @@ export async function renderTxList(
   const excludeArgs = query.exclude_function_args === "true";
   const interfaces = new Map<string, unknown>();
   for (const r of rows) {
-    if (r.tx_type === "contract_call" && r.contract_id !== null && !interfaces.has(r.contract_id)) {
-      interfaces.set(r.contract_id, await readContractInterface(q, r.contract_id));
-    }
+    const called = calledContractId(r);
+    if (called !== null && !interfaces.has(called)) interfaces.set(called, await readContractInterface(q, called));
   }
   return rows.map((row) => {
-    const tx = renderTx({
-      row,
-      events: [],
-      calledInterface: row.contract_id === null ? null : interfaces.get(row.contract_id),
-    });
+    const called = calledContractId(row);
+    const tx = renderTx({ row, events: [], calledInterface: called === null ? null : interfaces.get(called) });
     // `exclude_function_args=true`: Hiro's smaller list, without the call arguments.
     if (excludeArgs && tx.contract_call) delete (tx.contract_call as Record<string, unknown>).function_args;
     return tx;

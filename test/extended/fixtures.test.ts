@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createClient } from "@stacks/blockchain-api-client";
-import { deserializeTransaction } from "@stacks/transactions";
+import { createAddress, deserializeTransaction } from "@stacks/transactions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../runtime/service.js";
 import type { RawRequest } from "../support/chain-model.js";
@@ -99,8 +99,9 @@ describe.skipIf(!hasFixtures)("Extended view over mainnet-reorg-scenario1", () =
 /**
  * Every recorded stacks-blockchain-api replay, each on its own instance: every canonical
  * transaction reads back through Hiro's client with the recorded block, status, fee, nonce and
- * event count and validates against Hiro's schema, and every account's STX balance equals what the test computes
- * from the recording.
+ * event count and validates against Hiro's schema (Bitcoin operations too, as the Stacks
+ * transaction each stands for: expectedBurnchainOp), and every account's STX balance equals what
+ * the test computes from the recording.
  */
 const API_DIR = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
 const REPLAYS = hasFixtures
@@ -133,6 +134,7 @@ describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
       await service.idle();
 
       let txs = 0;
+      let burnOps = 0;
       for (const b of blocks) {
         for (const t of b.transactions) {
           const { data, response } = await client.GET("/extended/v1/tx/{tx_id}", {
@@ -140,15 +142,15 @@ describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
           });
           expect(response.status, t.txid).toBe(200);
           const tx = data as Record<string, unknown> & { events: unknown[]; event_count: number };
-          // A Bitcoin operation other than an STX transfer has no shape in Hiro's schema: it keeps
-          // tx_type "burnchain_op" (docs/extended.md), and only a recorded one may.
-          if (tx.tx_type === "burnchain_op") expect(t.raw_tx, t.txid).toBe("0x00");
-          else expectHiroShape("entities/transactions/transaction.schema.json", data);
+          expectHiroShape("entities/transactions/transaction.schema.json", data);
           expect(tx.block_hash, t.txid).toBe(b.block_hash);
           expect(tx.tx_status, t.txid).toBe(t.status);
           if (t.raw_tx !== "0x00") {
             expect(tx.fee_rate, t.txid).toBe(String(feePaid(t.raw_tx).fee));
             expect(tx.nonce, t.txid).toBe(Number(deserializeTransaction(t.raw_tx).auth.spendingCondition.nonce));
+          } else {
+            expect(pick(tx, Object.keys(expectedBurnchainOp(b, t)))).toEqual(expectedBurnchainOp(b, t));
+            burnOps++;
           }
           expect(tx.event_count, t.txid).toBe(b.events.filter((e: { txid: string }) => e.txid === t.txid).length);
           expect(tx.events.length, t.txid).toBe(Math.min(100, tx.event_count));
@@ -156,6 +158,24 @@ describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
         }
       }
       expect(txs).toBe(blocks.reduce((n, b) => n + b.transactions.length, 0));
+
+      // Lists render Bitcoin operations as the single read does (without events).
+      for (const b of blocks.filter((x) => x.transactions.some((t: { raw_tx: string }) => t.raw_tx === "0x00"))) {
+        const { data: page } = await client.GET("/extended/v2/blocks/{height_or_hash}/transactions", {
+          params: { path: { height_or_hash: b.index_block_hash }, query: { limit: 50 } },
+        });
+        expectHiroShape("api/transaction/get-transactions.schema.json", page);
+        for (const t of b.transactions.filter((x: { raw_tx: string }) => x.raw_tx === "0x00")) {
+          const listed = page?.results.find((r) => r.tx_id === t.txid) as Record<string, unknown>;
+          const expected = expectedBurnchainOp(b, t);
+          expect(pick(listed, Object.keys(expected)), t.txid).toEqual(expected);
+        }
+      }
+      const recorded = blocks.reduce(
+        (n, b) => n + b.transactions.filter((t: { raw_tx: string }) => t.raw_tx === "0x00").length,
+        0,
+      );
+      expect(burnOps).toBe(recorded);
 
       for (const [key, balance] of expectedHoldings(blocks)) {
         const [kind, , address] = key.split("|");
@@ -171,3 +191,65 @@ describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
     }
   });
 });
+
+/**
+ * The Stacks transaction a recorded Bitcoin operation stands for, as Hiro's API renders one,
+ * computed here from the recorded block: an STX transfer event → token transfer; an STX lock →
+ * a `stack-stx` call to the PoX contract (amount, the stacker's hash as its PoX address, the
+ * block's burn height, whole reward cycles (2,100 burn blocks on mainnet) until the unlock
+ * height); no event (a failed op from a node that sends no `burnchain_op`) → a call nothing names.
+ */
+function expectedBurnchainOp(b: RawBlock, t: { txid: string }): Record<string, unknown> {
+  const events = b.events.filter((e: { txid: string }) => e.txid === t.txid);
+  const common = { nonce: 0, fee_rate: "0", anchor_mode: "any", post_condition_mode: "allow", post_conditions: [] };
+  const transfer = events.find((e: { type: string }) => e.type === "stx_transfer_event")?.stx_transfer_event;
+  if (transfer) {
+    return {
+      ...common,
+      sender_address: transfer.sender,
+      tx_type: "token_transfer",
+      token_transfer: { recipient_address: transfer.recipient, amount: transfer.amount, memo: "0x" },
+    };
+  }
+  const lock = events.find((e: { type: string }) => e.type === "stx_lock_event")?.stx_lock_event;
+  if (lock) {
+    const { version, hash160 } = createAddress(lock.locked_address);
+    // SP/ST single-sig → p2pkh (0x00), SM/SN multisig → p2sh (0x01)
+    const poxVersion = version === 22 || version === 26 ? "00" : "01";
+    const uint = (n: bigint | number) => `0x01${BigInt(n).toString(16).padStart(32, "0")}`;
+    const buff = (hex: string) => `02${(hex.length / 2).toString(16).padStart(8, "0")}${hex}`;
+    const name = (s: string) => `${s.length.toString(16).padStart(2, "0")}${Buffer.from(s).toString("hex")}`;
+    const burn = Number(b.burn_block_height);
+    const period = Math.floor((Number(lock.unlock_height) - burn) / 2100);
+    const contract = lock.contract_identifier ?? "SP000000000000000000002Q6VF78.pox";
+    const args = [
+      { hex: uint(BigInt(lock.locked_amount)), repr: `u${lock.locked_amount}` },
+      {
+        hex: `0x0c00000002${name("hashbytes")}${buff(hash160)}${name("version")}${buff(poxVersion)}`,
+        repr: `(tuple (hashbytes 0x${hash160}) (version 0x${poxVersion}))`,
+      },
+      { hex: uint(burn), repr: `u${burn}` },
+      { hex: uint(period), repr: `u${period}` },
+    ];
+    return {
+      ...common,
+      sender_address: lock.locked_address,
+      tx_type: "contract_call",
+      contract_call: expect.objectContaining({
+        contract_id: contract,
+        function_name: "stack-stx",
+        function_args: args.map((a) => expect.objectContaining(a)),
+      }),
+    };
+  }
+  expect(events, t.txid).toEqual([]);
+  return {
+    ...common,
+    tx_type: "contract_call",
+    contract_call: { contract_id: "", function_name: "", function_signature: "" },
+  };
+}
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
+}

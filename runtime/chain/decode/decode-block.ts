@@ -1,5 +1,6 @@
 /** `/new_block` and `/new_burn_block` bodies → DecodedBlock / DecodedBurnBlock (DESIGN.md §2). */
 import type { DecodedBlock, DecodedBurnBlock, DecodedEvent, DecodedTx } from "../types.js";
+import { decodeBurnchainOp } from "./burnchain-op.js";
 import { decodeEvents } from "./decode-events.js";
 import { decodeMaturedMinerRewards } from "./decode-miner-rewards.js";
 import { decodeTx } from "./decode-tx.js";
@@ -56,19 +57,32 @@ export function decodeNewBlock(body: unknown): DecodedNewBlock {
 
   const { events, skippedTypes } = decodeEvents(rawEvents, txIndexById);
 
-  // A Bitcoin-originated op without a `burnchain_op` field takes its sender from its first event.
-  let firstEventByTx: Map<number, DecodedEvent> | undefined;
+  // A Bitcoin-originated op without a `burnchain_op` field takes its sender from its first event,
+  // and its details from its events (decode/burnchain-op.ts).
+  let eventsByTx: Map<number, DecodedEvent[]> | undefined;
   if (hasBurnchainOp) {
-    firstEventByTx = new Map();
-    for (const e of events) if (!firstEventByTx.has(e.txIndex)) firstEventByTx.set(e.txIndex, e);
+    eventsByTx = new Map();
+    for (const e of events) {
+      const list = eventsByTx.get(e.txIndex);
+      if (list) list.push(e);
+      else eventsByTx.set(e.txIndex, [e]);
+    }
   }
 
   const txs: DecodedTx[] = new Array(rawTxs.length);
   let sorted = true;
   for (let i = 0; i < rawTxs.length; i++) {
     const raw = rawTxs[i] as Record<string, unknown>;
-    const first = firstEventByTx?.get(raw.tx_index as number) ?? null;
-    const tx = decodeTx(raw, `transactions[${i}]`, first);
+    const txEvents = eventsByTx?.get(raw.tx_index as number) ?? [];
+    const tx = decodeTx(raw, `transactions[${i}]`, txEvents[0] ?? null);
+    if (tx.burnchainOp) {
+      tx.burnchainOpDetails = decodeBurnchainOp({
+        nodeOp: raw.burnchain_op,
+        result: tx.result,
+        events: txEvents,
+        burnBlockHeight,
+      });
+    }
     if (i > 0 && txs[i - 1].txIndex > tx.txIndex) sorted = false;
     txs[i] = tx;
   }
