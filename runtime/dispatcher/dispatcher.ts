@@ -274,7 +274,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const token = `${workerToken}:${++claimSeq}`;
     const marksBefore = marks;
-    const claimed = await relaxed((q) => claimDueRows(q, caps, new Date(nowMs), token));
+    const claimed = await claimDueRows(db, caps, new Date(nowMs), token);
     const last = new Map<string, { n: number; row: ClaimedRow }>();
     for (const row of claimed) {
       last.set(row.webhookId, { n: (last.get(row.webhookId)?.n ?? 0) + 1, row });
@@ -416,18 +416,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return result;
   }
 
-  /**
-   * Claims and completions commit without waiting for the WAL flush on PostgreSQL: a commit lost
-   * to a server crash only means a row is claimed or delivered again (at-least-once), while
-   * waiting for each flush would cap deliveries at the disk's fsync rate.
-   */
-  function relaxed<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    return db.transaction(async (q) => {
-      if (db.kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
-      return fn(q);
-    });
-  }
-
   function scheduleFlush(): void {
     if (flushTimer || flushing) return;
     flushTimer = setTimeout(() => void flush(), results.length >= 128 ? 0 : flushIntervalMs);
@@ -441,7 +429,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (flushing) return flushing.then(() => flush());
     if (!results.length) return Promise.resolve();
     const batch = results.splice(0);
-    flushing = relaxed((q) => completeAttempts(q, batch))
+    flushing = completeAttempts(db, batch)
       .then(() => {
         // Finished rows may unblock a fence (or the rows behind one): look again at once.
         marks++;
@@ -631,7 +619,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         concurrency: webhook.concurrency,
       };
       const result = await runAttempt(row, config, `test:${webhook.id}`);
-      await db.transaction((q) => completeAttempts(q, [result]));
+      await completeAttempts(db, [result]);
       return result;
     },
   };
