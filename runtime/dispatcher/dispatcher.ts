@@ -110,6 +110,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const post = options.post ?? postDelivery;
   const expandRows = options.expandRows ?? 5000;
   const maxPending = options.maxPending ?? Number.POSITIVE_INFINITY;
+  /** Claims and recorded attempts on PostgreSQL commit without waiting for the WAL flush (outbox-store.ts). */
+  const asyncCommit = db.kind === "postgres";
   /** Webhooks with held shares at the last expansion: their finished deliveries wake the expander. */
   let throttled = new Set<string>();
   const workerToken = `wrk_${randomBytes(6).toString("hex")}`;
@@ -274,7 +276,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const token = `${workerToken}:${++claimSeq}`;
     const marksBefore = marks;
-    const claimed = await claimDueRows(db, caps, new Date(nowMs), token);
+    const claimed = await claimDueRows(db, caps, new Date(nowMs), token, { asyncCommit });
     const last = new Map<string, { n: number; row: ClaimedRow }>();
     for (const row of claimed) {
       last.set(row.webhookId, { n: (last.get(row.webhookId)?.n ?? 0) + 1, row });
@@ -429,7 +431,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (flushing) return flushing.then(() => flush());
     if (!results.length) return Promise.resolve();
     const batch = results.splice(0);
-    flushing = completeAttempts(db, batch)
+    flushing = completeAttempts(db, batch, { asyncCommit })
       .then(() => {
         // Finished rows may unblock a fence (or the rows behind one): look again at once.
         marks++;

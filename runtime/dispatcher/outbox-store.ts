@@ -11,14 +11,18 @@ import type { Queryable } from "../db/types.js";
 export const WEBHOOK_CHANNEL = "sluice_webhooks";
 
 /**
- * A CTE (`async_commit`) that a worker's statement joins: its transaction then commits without
- * waiting for the WAL flush. A commit lost to a server crash only means a row is claimed or
- * delivered again (at-least-once), while waiting for each flush would cap deliveries at the disk's
- * fsync rate. Set inside the statement, it needs no transaction block of its own (one round trip
- * instead of four) and applies to that transaction only: the connection goes back to the pool
- * unchanged.
+ * A CTE (`async_commit`) that a worker's statement joins. On PostgreSQL its transaction then
+ * commits without waiting for the WAL flush: a commit lost to a server crash only means a row is
+ * claimed or delivered again (at-least-once), while waiting for each flush would cap deliveries
+ * at the disk's fsync rate. Set inside the statement, it needs no transaction block of its own
+ * (one round trip instead of four) and applies to that transaction only: the connection goes back
+ * to the pool unchanged. The embedded database (one process, no WAL writer) keeps its commits as
+ * they are.
  */
-const ASYNC_COMMIT = "async_commit AS (SELECT set_config('synchronous_commit', 'off', true))";
+const commitMode = (asyncCommit: boolean) =>
+  asyncCommit
+    ? "async_commit AS (SELECT set_config('synchronous_commit', 'off', true))"
+    : "async_commit AS (SELECT NULL)";
 
 export type DedupeKind = "apply" | "confirm" | "replay" | "row" | "revert" | "rollback" | "test";
 
@@ -190,6 +194,7 @@ export async function claimDueRows(
   caps: readonly ClaimCap[],
   now: Date,
   token: string,
+  options: { asyncCommit?: boolean } = {},
 ): Promise<ClaimedRow[]> {
   if (!caps.length) return [];
   const { rows } = await q.query<{
@@ -202,7 +207,7 @@ export async function claimDueRows(
     created_at: Date;
     fence: boolean;
   }>(
-    `WITH ${ASYNC_COMMIT}, caps AS (
+    `WITH ${commitMode(options.asyncCommit ?? false)}, caps AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $6::bigint[], $7::boolean[])
                   AS c(webhook_id, cap, lease_ms, after_id, ordered)
      ), picked AS (
@@ -271,12 +276,16 @@ export interface AttemptResult {
 /**
  * Records a batch of finished attempts in one statement: every attempt is logged; each row's state
  * is updated only if the attempt's lease token still holds the row. Returns the ids whose state
- * was updated. Commits without waiting for the WAL flush (see ASYNC_COMMIT).
+ * was updated. `asyncCommit`: see commitMode.
  */
-export async function completeAttempts(q: Queryable, results: readonly AttemptResult[]): Promise<Set<string>> {
+export async function completeAttempts(
+  q: Queryable,
+  results: readonly AttemptResult[],
+  options: { asyncCommit?: boolean } = {},
+): Promise<Set<string>> {
   if (!results.length) return new Set();
   const { rows } = await q.query<{ id: string }>(
-    `WITH ${ASYNC_COMMIT}, r AS (
+    `WITH ${commitMode(options.asyncCommit ?? false)}, r AS (
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::text[],
                             $7::timestamptz[], $8::text[], $9::timestamptz[], $10::int[], $11::text[], $12::text[],
                             $13::boolean[])
