@@ -11,7 +11,7 @@
  * per-endpoint concurrency and the breaker are per process.
  */
 import { randomBytes } from "node:crypto";
-import type { Db, Queryable } from "../db/types.js";
+import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import { type EndpointConfig, prepareAttempt, settleAttempt } from "./attempt.js";
 import {

@@ -6,7 +6,10 @@
  *     matching every event; events/s and the ratio to no webhooks. No dispatcher runs meanwhile:
  *     the batches wait, then the time to expand them into outbox rows is reported apart;
  *  2. throughput: a backlog of outbox rows across healthy local receivers drained by one dispatcher
- *     process, then by two (this one and `sluice dispatcher`) on PostgreSQL;
+ *     process, then by two (this one and `sluice dispatcher`) on PostgreSQL, all resumed at once;
+ *     the rate spans the first attempt to the end of the last (as recorded), and on PostgreSQL the
+ *     CPU time per delivery of the dispatchers, the database backends and the receivers is printed
+ *     with the rate two idle cores would allow at that cost;
  *  3. latency: simulated blocks ingested at a steady rate with 100 webhooks, from each block's
  *     commit to the first attempt of its deliveries (p50/p99);
  *  4. isolation: the backlog with one more endpoint that never answers.
