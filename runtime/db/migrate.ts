@@ -16,6 +16,7 @@ import * as archiveRestoreId from "./migrations/0011-archive-restore-id.js";
 import * as webhookBatches from "./migrations/0012-webhook-batches.js";
 import * as webhookHeld from "./migrations/0013-webhook-held.js";
 import * as extended from "./migrations/0014-extended.js";
+import * as compactEvents from "./migrations/0016-compact-events.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -39,6 +40,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 12, name: webhookBatches.name, sql: webhookBatches.sql },
   { version: 13, name: webhookHeld.name, sql: webhookHeld.sql },
   { version: 14, name: extended.name, sql: extended.sql },
+  { version: 16, name: compactEvents.name, sql: compactEvents.sql },
 ];
 
 /** Where a set of migrations records what it applied, and the lock that serialises it. */
