@@ -47,24 +47,38 @@ export function countRows(copyText: Uint8Array): number {
   return n;
 }
 
+/** The magic line and the @partition line. */
+export function bundleHead(firstHeight: number, lastHeight: number): Buffer {
+  return Buffer.from(
+    `${BUNDLE_MAGIC}\n@partition ${JSON.stringify({ first_height: firstHeight, last_height: lastHeight })}\n`,
+  );
+}
+
+/** The line before a section's bytes. */
+export function sectionHead(table: ChainTable["name"], rows: number, bytes: number): Buffer {
+  return Buffer.from(`@table ${table} rows=${rows} bytes=${bytes}\n`);
+}
+
+export const BUNDLE_END = Buffer.from("@end\n");
+
+/** A whole bundle in memory (tests and small tools; publish streams the same bytes, partition-export.ts). */
 export function encodeBundle(content: BundleContent): Buffer {
-  const parts: Buffer[] = [
-    Buffer.from(
-      `${BUNDLE_MAGIC}\n@partition ${JSON.stringify({ first_height: content.firstHeight, last_height: content.lastHeight })}\n`,
-    ),
-  ];
+  const parts: Buffer[] = [bundleHead(content.firstHeight, content.lastHeight)];
   const byName = new Map(content.sections.map((s) => [s.table, s]));
   for (const t of CHAIN_TABLES) {
     const s = byName.get(t.name);
     if (s === undefined) throw new Error(`bundle lacks ${t.name}`);
-    parts.push(Buffer.from(`@table ${t.name} rows=${s.rows} bytes=${s.data.length}\n`), s.data);
+    parts.push(sectionHead(t.name, s.rows, s.data.length), s.data);
   }
-  parts.push(Buffer.from("@end\n"));
+  parts.push(BUNDLE_END);
   return Buffer.concat(parts);
 }
 
+/** gzip options of a bundle file, the same for the whole-buffer and the streaming compressor. */
+export const GZIP_OPTIONS = { level: GZIP_LEVEL, memLevel: 8, strategy: constants.Z_DEFAULT_STRATEGY } as const;
+
 export function compressBundle(payload: Uint8Array): Buffer {
-  return gzipSync(payload, { level: GZIP_LEVEL, memLevel: 8, strategy: constants.Z_DEFAULT_STRATEGY });
+  return gzipSync(payload, GZIP_OPTIONS);
 }
 
 export function decompressBundle(file: Uint8Array): Buffer {
@@ -105,11 +119,10 @@ export function decodeBundle(payload: Buffer): BundleContent {
   return { firstHeight: meta.first_height, lastHeight: meta.last_height, sections };
 }
 
-/** The index_block_hash of every block row (first column of the chain.blocks section). */
-export function blockHashesOf(content: BundleContent): string[] {
-  const blocks = content.sections.find((s) => s.table === "chain.blocks");
-  if (!blocks || blocks.data.length === 0) return [];
-  return blocks.data
+/** The index_block_hash of every row of a chain.blocks section (its first column). */
+export function blockHashesOf(blocksSection: Uint8Array): string[] {
+  if (blocksSection.length === 0) return [];
+  return Buffer.from(blocksSection.buffer, blocksSection.byteOffset, blocksSection.byteLength)
     .toString("utf8")
     .split("\n")
     .filter((l) => l !== "")

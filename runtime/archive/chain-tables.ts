@@ -128,6 +128,42 @@ export function exportSql(table: ChainTable, r: PartitionRange): string {
   }
 }
 
+/** Rows per COPY when a driver returns a COPY's output whole (exportSlices). */
+const SLICE_ROWS = 20_000;
+
+/**
+ * The partition cut into height ranges of about `sliceRows` rows of `table` each (by the blocks'
+ * own tx and event counts), in order: the COPYs of the slices, concatenated, are the COPY of the
+ * whole range. Only transactions and events are cut; the other tables hold a row or so per height.
+ */
+export async function exportSlices(
+  q: Queryable,
+  table: ChainTable,
+  r: PartitionRange,
+  sliceRows = SLICE_ROWS,
+): Promise<PartitionRange[]> {
+  const count = table.name === "chain.transactions" ? "tx_count" : table.name === "chain.events" ? "event_count" : null;
+  if (count === null) return [r];
+  const { rows } = await q.query<{ h: number; n: number }>(
+    `SELECT block_height AS h, ${count} AS n FROM chain.blocks
+      WHERE canonical AND block_height BETWEEN $1 AND $2 ORDER BY block_height`,
+    [r.firstHeight, r.lastHeight],
+  );
+  const slices: PartitionRange[] = [];
+  let from = r.firstHeight;
+  let held = 0;
+  for (const row of rows) {
+    held += Number(row.n);
+    if (held >= sliceRows && Number(row.h) < r.lastHeight) {
+      slices.push({ ...r, firstHeight: from, lastHeight: Number(row.h) });
+      from = Number(row.h) + 1;
+      held = 0;
+    }
+  }
+  slices.push({ ...r, firstHeight: from, lastHeight: r.lastHeight });
+  return slices;
+}
+
 export function importSql(table: ChainTable): string {
   return `COPY ${table.name} (${table.columns.join(", ")}) FROM STDIN`;
 }
@@ -202,10 +238,11 @@ export async function readPartitionBounds(
 
 /**
  * Removes what a partition replaces: the canonical blocks of its heights, any stored block the
- * bundle carries (by hash, whatever its flag), their transactions and events, and the burn blocks
- * of its burn range. Run in the load's transaction, before the COPYs.
+ * bundle carries (by hash, whatever its flag), their transactions and events (deleteBlockRows),
+ * and the burn blocks of its burn range (deleteBurnBlockRows). Run in the load's transaction,
+ * each before the COPYs of its tables.
  */
-export async function deletePartitionRows(q: Queryable, r: PartitionRange, bundleBlockHashes: string[]): Promise<void> {
+export async function deleteBlockRows(q: Queryable, r: PartitionRange, bundleBlockHashes: string[]): Promise<void> {
   const doomed = `SELECT index_block_hash FROM chain.blocks
      WHERE (canonical AND block_height BETWEEN $1 AND $2) OR index_block_hash = ANY($3::text[])`;
   const params = [r.firstHeight, r.lastHeight, bundleBlockHashes];
@@ -215,6 +252,9 @@ export async function deletePartitionRows(q: Queryable, r: PartitionRange, bundl
     `DELETE FROM chain.blocks WHERE (canonical AND block_height BETWEEN $1 AND $2) OR index_block_hash = ANY($3::text[])`,
     params,
   );
+}
+
+export async function deleteBurnBlockRows(q: Queryable, r: PartitionRange): Promise<void> {
   await q.query("DELETE FROM chain.burn_blocks WHERE burn_block_height > $1 AND burn_block_height <= $2", [
     r.burnAfter,
     r.burnTo,
@@ -286,8 +326,25 @@ export async function buildIndexes(db: Db, indexes: readonly { name: string; def
           await q.exec(ix.definition);
         });
       }
-      for (const table of lane.analyze) await db.exec(`ANALYZE ${table}`);
+      for (const table of lane.analyze) await db.exec(await analyzeSql(db, table));
     }),
   );
   return missing.length;
+}
+
+/**
+ * ANALYZE of a chain table's columns but its bulky ones: JSON documents and the raw hex of
+ * transactions and results (`raw_…`), which no query filters or joins on, and whose sampled values
+ * must be decompressed and compared — measured, a transactions ANALYZE took about twice as long
+ * with them.
+ */
+async function analyzeSql(q: Queryable, table: string): Promise<string> {
+  const [schema, name] = table.split(".");
+  const { rows } = await q.query<{ column_name: string }>(
+    `SELECT column_name FROM information_schema.columns
+      WHERE table_schema = $1 AND table_name = $2 AND data_type NOT IN ('jsonb', 'json') AND column_name NOT LIKE 'raw\\_%'
+      ORDER BY ordinal_position`,
+    [schema, name],
+  );
+  return `ANALYZE ${table} (${rows.map((r) => `"${r.column_name.replaceAll('"', '""')}"`).join(", ")})`;
 }

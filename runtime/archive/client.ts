@@ -142,8 +142,11 @@ export async function presignedUrl(baseUrl: string, entry: PartitionEntry, charg
   return new URL(url, `${baseUrl}/`).toString();
 }
 
-export function sha256File(file: string): string {
-  return createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+/** sha256 of a file, read in chunks (a bundle may be larger than memory should hold). */
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
 }
 
 /**
@@ -172,7 +175,8 @@ export async function downloadBundle(
   charging?: BundleCharging,
 ): Promise<string> {
   const file = bundleFile(dir, entry);
-  if (fs.existsSync(file) && fs.statSync(file).size === entry.bytes && sha256File(file) === entry.sha256) return file;
+  if (fs.existsSync(file) && fs.statSync(file).size === entry.bytes && (await sha256File(file)) === entry.sha256)
+    return file;
   const partial = `${file}.part`;
   fs.mkdirSync(dir, { recursive: true });
   let have = fs.existsSync(partial) ? fs.statSync(partial).size : 0;
@@ -209,7 +213,7 @@ export async function downloadBundle(
     }
   }
   const size = fs.statSync(partial).size;
-  const digest = sha256File(partial);
+  const digest = await sha256File(partial);
   if (size !== entry.bytes || digest !== entry.sha256) {
     fs.rmSync(partial, { force: true });
     throw new ArchiveRefusal(

@@ -4,9 +4,13 @@
  * at or below the finalized height are published; a re-run adds only partitions after the last
  * one published (earlier bundles are never rewritten, so their digests stay valid).
  */
+import { createHash } from "node:crypto";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import { createGzip } from "node:zlib";
 import { readTip } from "../chain/tip.js";
 import type { Db } from "../db/types.js";
-import { compressBundle, sha256Hex } from "./bundle.js";
+import { GZIP_OPTIONS, sha256Hex } from "./bundle.js";
 import { canonicalHeights, readPartitionBounds } from "./chain-tables.js";
 import {
   type ArchiveKey,
@@ -22,7 +26,7 @@ import {
   trustedKeys,
   verifySigned,
 } from "./manifest.js";
-import { exportPartition, inSnapshot } from "./partition-export.js";
+import { bundleChunks, discard, exportPartition, hashing, inSnapshot } from "./partition-export.js";
 import type { ArchiveStorage } from "./storage.js";
 
 export const DEFAULT_PARTITION_SPAN = 10_000;
@@ -108,10 +112,19 @@ export async function publishArchive(o: PublishOptions): Promise<PublishSummary>
       const bounds = await readPartitionBounds(q, first, last);
       if (bounds === null) return null; // no stored block in this span (a chain recorded from later on)
       const exported = await exportPartition(q, bounds.range);
-      const file = compressBundle(exported.payload);
-      const rows = Object.fromEntries(exported.content.sections.map((s) => [s.table.slice("chain.".length), s.rows]));
       const name = bundleFileName(first, last);
-      await o.storage.write(name, file);
+      const content = createHash("sha256");
+      const file = createHash("sha256");
+      const size = { bytes: 0 };
+      try {
+        // Spooled sections → frame → gzip → storage, both digests taken on the way.
+        await pipeline(Readable.from(hashing(bundleChunks(exported), content)), createGzip(GZIP_OPTIONS), (gz) =>
+          o.storage.write(name, hashing(gz, file, size)),
+        );
+      } finally {
+        await discard(exported);
+      }
+      const rows = Object.fromEntries(exported.sections.map((s) => [s.table.slice("chain.".length), s.rows]));
       const e: PartitionEntry = {
         index: k,
         first_height: first,
@@ -125,9 +138,9 @@ export async function publishArchive(o: PublishOptions): Promise<PublishSummary>
         burn_after_height: bounds.range.burnAfter,
         burn_to_height: bounds.range.burnTo,
         file: name,
-        sha256: sha256Hex(file),
-        content_sha256: exported.contentSha256,
-        bytes: file.length,
+        sha256: file.digest("hex"),
+        content_sha256: content.digest("hex"),
+        bytes: size.bytes,
         rows: rows as PartitionEntry["rows"],
         price_units: 1,
       };

@@ -17,8 +17,10 @@
  * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
  * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import { progressBar } from "../cli/progress.js";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
@@ -27,19 +29,13 @@ import { assembleIngest } from "../ingest-wiring.js";
 import { rebuildAddressActivity } from "../chain/address-activity.js";
 import { lockTipShared, retipFromStoredChain } from "../chain/tip.js";
 import { markAllForBackfill } from "../subgraphs/control-store.js";
+import { BundleFormatError, blockHashesOf } from "./bundle.js";
+import { readBundle } from "./bundle-reader.js";
 import {
-  type BundleContent,
-  BundleFormatError,
-  blockHashesOf,
-  decodeBundle,
-  decompressBundle,
-  sha256Hex,
-} from "./bundle.js";
-import {
-  CHAIN_TABLES,
   chainIsEmpty,
   buildIndexes,
-  deletePartitionRows,
+  deleteBlockRows,
+  deleteBurnBlockRows,
   dropIndexes,
   importSql,
   readSecondaryIndexes,
@@ -51,6 +47,7 @@ import {
   downloadBundle,
   fetchPricing,
   type OpenedArchive,
+  sha256File,
 } from "./client.js";
 import type { CostEstimate } from "./credits/money.js";
 import { bundlePriceCents } from "./credits/presign-charge.js";
@@ -66,6 +63,7 @@ import {
   setRestorePhase,
   startRestoreState,
 } from "./restore-store.js";
+import { hashing } from "./partition-export.js";
 import { checkPartition } from "./verify.js";
 
 export interface RestorePlan {
@@ -287,30 +285,38 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   const totalRows = pending.reduce((s, p) => s + rowsOf(p), 0);
   if (state.phase === "loading") {
     // On PostgreSQL two partitions load side by side (each in its own transaction): while one
-    // COPY runs in the server, the next bundle is read and decoded here.
+    // COPY runs in the server, the other's bundle is read and decompressed here.
     const concurrency = db.kind === "postgres" ? 2 : 1;
     let next = 0;
     let done = 0;
     let failure: unknown = null;
+    // Rows COPYed so far, committed or not: the bar moves within a partition too.
+    let loadingRows = 0;
+    const report = () => {
+      const s = (performance.now() - t0) / 1000;
+      const rate = loadingRows / Math.max(s, 1e-3);
+      o.progress?.update(
+        `load ${progressBar(loadingRows / Math.max(totalRows, 1))} ${done}/${pending.length} | rows ${fmtRate(loadingRows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - loadingRows) / rate)}`,
+      );
+    };
     const worker = async () => {
       while (failure === null && next < pending.length) {
         const p = pending[next++];
         try {
-          const content = prepareBundle(p, files.get(p.first_height) as string);
-          // Read after the await: both workers add to the same counter.
-          const rows = await loadPartition(db, p, content, manifest.key_id, o.operation === "bootstrap");
-          summary.rows += rows;
+          const file = files.get(p.first_height) as string;
+          await checkDownloaded(p, file);
+          await loadPartition(db, p, file, manifest.key_id, o.operation === "bootstrap", (n) => {
+            loadingRows += n;
+            report();
+          });
+          summary.rows += rowsOf(p);
         } catch (err) {
           failure ??= err;
           return;
         }
         summary.events += p.rows.events;
         done++;
-        const s = (performance.now() - t0) / 1000;
-        const rate = summary.rows / Math.max(s, 1e-3);
-        o.progress?.update(
-          `load ${progressBar(summary.rows / Math.max(totalRows, 1))} ${done}/${pending.length} | rows ${fmtRate(summary.rows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - summary.rows) / rate)}`,
-        );
+        report();
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
@@ -329,10 +335,23 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     o.progress?.update(`building ${state.droppedIndexes.length} chain indexes…`);
     const dropped = state.droppedIndexes;
     const bootstrap = o.operation === "bootstrap";
-    await buildIndexes(db, dropped);
+    // The derived address rows of a bootstrap are a scan of the loaded tables that needs none of
+    // the indexes: on PostgreSQL it runs beside the index builds, on a connection of its own. A
+    // re-run redoes it whole (it deletes what it derives), so it need not commit with the tip.
+    const deriveAddresses = async () => {
+      if (bootstrap)
+        await db.transaction(async (q) => {
+          if (db.kind === "postgres") await q.query("SET LOCAL work_mem = '256MB'");
+          await rebuildAddressActivity(q, 0, 2_147_483_647);
+        });
+    };
+    if (db.kind === "postgres") await Promise.all([buildIndexes(db, dropped), deriveAddresses()]);
+    else {
+      await buildIndexes(db, dropped);
+      await deriveAddresses();
+    }
     await db.transaction(async (q) => {
       await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
-      if (bootstrap) await rebuildAddressActivity(q, 0, 2_147_483_647);
       if (bootstrap) await markAllForBackfill(q);
       await setRestorePhase(q, "subgraphs");
     });
@@ -382,38 +401,29 @@ async function choosePartitions(o: RestoreOptions): Promise<PartitionEntry[]> {
   return chosen;
 }
 
-/** One partition in one transaction: decode and check, delete what it replaces, COPY, record. */
-/** Reads, checks and decodes a downloaded bundle (no database work). */
-function prepareBundle(p: PartitionEntry, file: string): BundleContent {
-  // The file was checked when downloaded; check again (it sat on disk, maybe across a restart).
-  const bytes = fs.readFileSync(file);
-  if (sha256Hex(bytes) !== p.sha256) {
+/** Whether a downloaded bundle is still the one the signed manifest names (it sat on disk, maybe across a restart). */
+async function checkDownloaded(p: PartitionEntry, file: string): Promise<void> {
+  if ((await sha256File(file)) !== p.sha256) {
     fs.rmSync(file, { force: true });
     throw new ArchiveRefusal("the downloaded bundle changed on disk; run again to download it anew", p);
   }
-  let content: BundleContent;
-  let payload: Buffer;
-  try {
-    payload = decompressBundle(bytes);
-    content = decodeBundle(payload);
-  } catch (err) {
-    if (err instanceof BundleFormatError) throw new ArchiveRefusal(`the bundle is malformed: ${err.message}`, p);
-    throw err;
-  }
-  if (sha256Hex(payload) !== p.content_sha256)
-    throw new ArchiveRefusal("the bundle's content digest is not the one the signed manifest names", p);
-  if (content.firstHeight !== p.first_height || content.lastHeight !== p.last_height)
-    throw new ArchiveRefusal("the bundle holds other heights than the manifest says", p);
-  return content;
 }
 
-/** One partition in one transaction: delete what it replaces, COPY its sections, record it. */
+/**
+ * One partition in one transaction, streamed: file → gunzip → sections → COPY, so memory does not
+ * grow with the partition. Delete what it replaces (the burn range before its burn blocks, the
+ * blocks the bundle carries — its blocks section, one row per height, is read first — before
+ * those), COPY each section, record it. The file's digest was checked before the transaction; the
+ * content digest, the row counts and the file digest once more are checked before the commit, so a
+ * bundle that is not the one the manifest names rolls back whole.
+ */
 async function loadPartition(
   db: Db,
   p: PartitionEntry,
-  content: BundleContent,
+  file: string,
   keyId: string,
   bootstrap: boolean,
+  onRows: (rows: number) => void,
 ): Promise<number> {
   const range = {
     firstHeight: p.first_height,
@@ -422,7 +432,8 @@ async function loadPartition(
     burnTo: p.burn_to_height,
   };
   return db.transaction(async (q) => {
-    if (!q.copyFrom) throw new Error("this database driver has no COPY path");
+    const copyFromStream = q.copyFromStream?.bind(q);
+    if (!copyFromStream) throw new Error("this database driver has no COPY path");
     if (db.kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
     // Ingestion locks the tip row first in every block transaction: a share lock on it keeps a service
     // that was started anyway from interleaving blocks with this partition, and during a
@@ -432,17 +443,45 @@ async function loadPartition(
       throw new RestoreRefusal(
         "blocks were ingested while the bootstrap ran: stop the service, then run the bootstrap again",
       );
-    // A bootstrap loads into a chain that was empty when it began, and a partition is committed
-    // whole or not at all: there is nothing to replace (and, with the indexes dropped, looking
-    // would scan every row loaded so far).
-    if (!bootstrap) await deletePartitionRows(q, range, blockHashesOf(content));
+    const fileHash = createHash("sha256");
     let rows = 0;
-    for (const table of CHAIN_TABLES) {
-      const section = content.sections.find((s) => s.table === table.name);
-      if (!section || section.rows === 0) continue;
-      await q.copyFrom(importSql(table), section.data);
-      rows += section.rows;
+    let read: Awaited<ReturnType<typeof readBundle>>;
+    try {
+      const raw = hashing(fs.createReadStream(file, { highWaterMark: 1 << 20 }), fileHash);
+      read = await readBundle(Readable.from(raw).pipe(createGunzip({ chunkSize: 1 << 18 })), {
+        partition(first, last) {
+          if (first !== p.first_height || last !== p.last_height)
+            throw new ArchiveRefusal("the bundle holds other heights than the manifest says", p);
+        },
+        // A bootstrap loads into a chain that was empty when it began, and a partition is committed
+        // whole or not at all: there is nothing to replace (and, with the indexes dropped, looking
+        // would scan every row loaded so far).
+        async section(table, declared, data) {
+          if (table.name === "chain.burn_blocks" && !bootstrap) await deleteBurnBlockRows(q, range);
+          let source: AsyncIterable<Uint8Array> | Uint8Array[] = data;
+          if (table.name === "chain.blocks") {
+            const chunks: Buffer[] = [];
+            for await (const c of data) chunks.push(c);
+            const blocks = Buffer.concat(chunks);
+            if (!bootstrap) await deleteBlockRows(q, range, blockHashesOf(blocks));
+            source = [blocks];
+          }
+          if (declared === 0) return;
+          await copyFromStream(importSql(table), source);
+          rows += declared;
+          onRows(declared);
+        },
+      });
+    } catch (err) {
+      if (err instanceof BundleFormatError) throw new ArchiveRefusal(`the bundle is malformed: ${err.message}`, p);
+      if ((err as { code?: string }).code?.startsWith("Z_"))
+        throw new ArchiveRefusal(`the bundle is malformed: not a gzip stream (${(err as Error).message})`, p);
+      throw err;
     }
+    if (fileHash.digest("hex") !== p.sha256)
+      throw new ArchiveRefusal("the downloaded bundle changed on disk; run again to download it anew", p);
+    if (read.contentSha256 !== p.content_sha256)
+      throw new ArchiveRefusal("the bundle's content digest is not the one the signed manifest names", p);
     // Derived from the chain rows just loaded (a bootstrap derives the whole chain's at once, once
     // its indexes are built).
     if (!bootstrap) await rebuildAddressActivity(q, p.first_height, p.last_height);

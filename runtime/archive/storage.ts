@@ -13,8 +13,11 @@ export interface ArchiveStorage {
   read(key: string): Promise<Buffer | null>;
   /** A byte range [start, end] (inclusive) of an object as a stream. */
   readRange(key: string, start: number, end: number): Readable;
-  /** Writes an object whole: readers see the old object or the new one, never a part. */
-  write(key: string, data: Uint8Array): Promise<void>;
+  /**
+   * Writes an object whole, from bytes or a stream of them (a bundle is streamed: memory stays
+   * bounded): readers see the old object or the new one, never a part.
+   */
+  write(key: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void>;
   list(prefix: string): Promise<string[]>;
 }
 
@@ -52,11 +55,15 @@ export function filesystemStorage(root: string): ArchiveStorage {
       const tmp = `${file}.${process.pid}.tmp`;
       const handle = await fs.promises.open(tmp, "w");
       try {
-        await handle.writeFile(data);
+        if (data instanceof Uint8Array) await handle.writeFile(data);
+        else for await (const chunk of data) await handle.write(chunk);
         await handle.sync();
-      } finally {
+      } catch (err) {
         await handle.close();
+        await fs.promises.rm(tmp, { force: true });
+        throw err;
       }
+      await handle.close();
       await fs.promises.rename(tmp, file);
     },
     async list(prefix) {

@@ -4,7 +4,7 @@
  */
 import type { Db } from "../db/types.js";
 import type { PartitionEntry } from "./manifest.js";
-import { exportPartition, inSnapshot } from "./partition-export.js";
+import { contentSha256, discard, exportPartition, inSnapshot } from "./partition-export.js";
 
 export type PartitionStatus = "ok" | "differs" | "missing";
 
@@ -28,8 +28,14 @@ export async function checkPartition(db: Db, entry: PartitionEntry): Promise<Par
       burnAfter: entry.burn_after_height,
       burnTo: entry.burn_to_height,
     });
-    if (exported.contentSha256 === entry.content_sha256) return { entry, status: "ok", detail: "" };
-    const counts = exported.content.sections
+    let digest: string;
+    try {
+      digest = await contentSha256(exported);
+    } finally {
+      await discard(exported);
+    }
+    if (digest === entry.content_sha256) return { entry, status: "ok", detail: "" };
+    const counts = exported.sections
       .map((s) => {
         const want = entry.rows[s.table.slice("chain.".length) as keyof PartitionEntry["rows"]];
         return want === s.rows ? null : `${s.table} ${s.rows} rows, archive ${want}`;

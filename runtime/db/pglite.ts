@@ -10,6 +10,9 @@ const parsers = {
   [types.NUMERIC]: (v: string) => v,
 };
 
+/** Largest COPY text a stream hands to one COPY statement (copyFromStream). */
+const COPY_BATCH_BYTES = 8 << 20;
+
 /**
  * Opens (or creates) an embedded database; `dataDir` undefined means in-memory. `snapshot`, a data
  * directory PGlite dumped, is where a new database starts instead of an empty cluster (the test
@@ -53,6 +56,34 @@ export async function createPgliteDb(
       const res = await q.query(toBlobDevice(sql), [], { blob: new Blob([data]) });
       return res.affectedRows ?? 0;
     },
+    // A stream is loaded in several COPYs of whole rows, each at most COPY_BATCH_BYTES (plus one
+    // row): the device takes a whole blob, and memory must not grow with the stream.
+    async copyFromStream(sql: string, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+      const device = toBlobDevice(sql);
+      let rows = 0;
+      let held: Buffer[] = [];
+      let heldBytes = 0;
+      const flush = async (upTo: number) => {
+        const all = Buffer.concat(held, heldBytes);
+        const res = await q.query(device, [], { blob: new Blob([all.subarray(0, upTo)]) });
+        rows += res.affectedRows ?? 0;
+        const rest = all.subarray(upTo);
+        held = rest.length ? [Buffer.from(rest)] : [];
+        heldBytes = rest.length;
+      };
+      for await (const chunk of chunks) {
+        held.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        heldBytes += chunk.byteLength;
+        if (heldBytes >= COPY_BATCH_BYTES) {
+          const all = Buffer.concat(held, heldBytes);
+          held = [all];
+          const cut = all.lastIndexOf(10) + 1;
+          if (cut > 0) await flush(cut);
+        }
+      }
+      if (heldBytes > 0) await flush(heldBytes);
+      return rows;
+    },
     async copyTo(sql: string) {
       const res = await q.query(toBlobDevice(sql));
       return res.blob ? Buffer.from(await res.blob.arrayBuffer()) : Buffer.alloc(0);
@@ -65,6 +96,7 @@ export async function createPgliteDb(
     exec: base.exec,
     copyFrom: base.copyFrom,
     copyTo: base.copyTo,
+    copyFromStream: base.copyFromStream,
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     async listen(channel, handler) {
       const unsub = await pg.listen(channel, handler);

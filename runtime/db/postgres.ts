@@ -65,6 +65,25 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
             return stream.rowCount ?? 0;
           }),
         ),
+      copyFromStream: (sql: string, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) =>
+        inTurn(() =>
+          withClient(client, async (c) => {
+            const stream = c.query(copyFromStream(sql));
+            await pipeline(Readable.from(chunks, { objectMode: false }), stream);
+            return stream.rowCount ?? 0;
+          }),
+        ),
+      copyToStream: (sql: string, onChunk: (chunk: Buffer) => Promise<void> | void) =>
+        inTurn(() =>
+          withClient(client, async (c) => {
+            let bytes = 0;
+            for await (const chunk of c.query(copyToStream(sql))) {
+              bytes += (chunk as Buffer).length;
+              await onChunk(chunk as Buffer);
+            }
+            return bytes;
+          }),
+        ),
       copyTo: (sql: string) =>
         inTurn(() =>
           withClient(client, async (c) => {
@@ -118,6 +137,8 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
     exec: base.exec,
     copyFrom: base.copyFrom,
     copyTo: base.copyTo,
+    copyFromStream: base.copyFromStream,
+    copyToStream: base.copyToStream,
     async transaction(fn) {
       const client = await pool.connect();
       try {

@@ -18,8 +18,18 @@ export interface Queryable {
    * optional so plain wrappers in tests need not implement it.
    */
   copyFrom?(sql: string, data: Uint8Array): Promise<number>;
+  /**
+   * The same fed from a stream of COPY text, in chunks cut anywhere: memory stays bounded whatever
+   * the size (PostgreSQL streams it; PGlite loads it in several COPYs cut at row boundaries).
+   */
+  copyFromStream?(sql: string, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<number>;
   /** Bulk read: `COPY (SELECT …) TO STDOUT` (text format); returns the bytes. */
   copyTo?(sql: string): Promise<Buffer>;
+  /**
+   * The same handed over chunk by chunk as the server sends it (PostgreSQL only: PGlite returns a
+   * COPY's output whole); returns the bytes.
+   */
+  copyToStream?(sql: string, onChunk: (chunk: Buffer) => Promise<void> | void): Promise<number>;
 }
 
 export type NotificationHandler = (payload: string) => void;

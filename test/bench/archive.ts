@@ -116,6 +116,11 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
 
     const server = await startArchiveServer({ storage: filesystemStorage(archiveDir), host: "127.0.0.1", port: 0 });
     const b = await restored.open();
+    // Peak RSS of this process while the restore runs (the archive server shares it).
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 10);
     try {
       await migrate(b);
       const summary = await restoreFromArchive({
@@ -135,9 +140,10 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
           `${(summary.events / Math.max(restoreSeconds, 1e-6) / (imported.events / Math.max(imported.importSeconds, 1e-6))).toFixed(1)}× the import path's events/s`,
       );
       log(
-        `${label} then the subgraph rebuild from the restored blocks: ${summary.subgraphSeconds.toFixed(1)} s (${rate(summary.events, summary.subgraphSeconds)} events/s)`,
+        `${label} then the subgraph rebuild from the restored blocks: ${summary.subgraphSeconds.toFixed(1)} s (${rate(summary.events, summary.subgraphSeconds)} events/s); peak RSS during the restore ${(peakRss / 1e6).toFixed(0)} MB`,
       );
     } finally {
+      clearInterval(sampler);
       await b.close();
       await server.close();
     }

@@ -11,6 +11,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  compressBundle,
+  decodeBundle,
+  decompressBundle,
+  encodeBundle,
+  sha256Hex,
+} from "../../../runtime/archive/bundle.js";
+import { CHAIN_TABLES, exportSlices, exportSql } from "../../../runtime/archive/chain-tables.js";
 import { type OpenedArchive, openArchive } from "../../../runtime/archive/client.js";
 import { loadArchiveKey } from "../../../runtime/archive/keys.js";
 import { type Manifest, type Signed, keyFromSeed, sign, trustedKeys } from "../../../runtime/archive/manifest.js";
@@ -293,6 +301,74 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
       await expectNothingWritten(b.db);
     } finally {
       await other.close();
+    }
+  });
+
+  it("a partition read in height slices (the PGlite export) gives the bytes of one COPY", async () => {
+    const p = manifest.partitions[0];
+    const range = {
+      firstHeight: p.first_height,
+      lastHeight: p.last_height,
+      burnAfter: p.burn_after_height,
+      burnTo: p.burn_to_height,
+    };
+    const copyTo = a.db.copyTo?.bind(a.db);
+    if (!copyTo) throw new Error("no copyTo");
+    for (const table of CHAIN_TABLES.filter((t) => t.name === "chain.transactions" || t.name === "chain.events")) {
+      const slices = await exportSlices(a.db, table, range, 5);
+      expect(slices.length, `${table.name} is cut`).toBeGreaterThan(1);
+      expect(slices[0].firstHeight).toBe(range.firstHeight);
+      expect(slices.at(-1)?.lastHeight).toBe(range.lastHeight);
+      for (const [i, s] of slices.entries()) if (i > 0) expect(s.firstHeight).toBe(slices[i - 1].lastHeight + 1);
+      const parts = [];
+      for (const s of slices) parts.push(await copyTo(exportSql(table, s)));
+      expect(Buffer.concat(parts).equals(await copyTo(exportSql(table, range)))).toBe(true);
+    }
+  });
+
+  it("a signed bundle whose rows are not the ones its content digest names rolls its partition back whole", async () => {
+    // The archive's own key signs a manifest naming the file's true sha256, but the rows inside
+    // differ from the content digest: the check runs once the rows are COPYed, before the commit.
+    const altered = path.join(root, "altered");
+    fs.cpSync(archiveDir, altered, { recursive: true });
+    const latestFile = path.join(altered, "latest.json");
+    const latest = JSON.parse(fs.readFileSync(latestFile, "utf8")) as Signed<{
+      manifest: string;
+      manifest_sha256: string;
+    }>;
+    const manifestFile = path.join(altered, latest.body.manifest);
+    const doc = JSON.parse(fs.readFileSync(manifestFile, "utf8")) as Signed<Manifest>;
+    const victim = doc.body.partitions[doc.body.partitions.length - 1];
+    const content = decodeBundle(decompressBundle(fs.readFileSync(path.join(altered, victim.file))));
+    const events = content.sections.find((s) => s.table === "chain.events");
+    if (!events || events.rows === 0) throw new Error("the last partition has no events");
+    // One character of the first event's tx_id (fifth column): same length, still a valid row.
+    const text = events.data.toString("utf8");
+    const at = text.split("\t", 4).join("\t").length + 1 + 10;
+    events.data = Buffer.from(text.slice(0, at) + (text[at] === "a" ? "b" : "a") + text.slice(at + 1));
+    const file = compressBundle(encodeBundle(content));
+    fs.writeFileSync(path.join(altered, victim.file), file);
+    victim.sha256 = sha256Hex(file);
+    victim.bytes = file.length;
+    fs.writeFileSync(manifestFile, JSON.stringify(sign(doc.body, key)));
+    latest.body.manifest_sha256 = sha256Hex(fs.readFileSync(manifestFile));
+    fs.writeFileSync(latestFile, JSON.stringify(sign(latest.body, key)));
+    const other = await startArchiveServer({ storage: filesystemStorage(altered), host: "127.0.0.1", port: 0 });
+    try {
+      await b.reset();
+      await expect(restore(b.db, "bootstrap", await openArchive(other.url, pinned))).rejects.toThrow(
+        new RegExp(`partition ${victim.first_height}-${victim.last_height}: the bundle's content digest is not`),
+      );
+      const inVictim = async (table: string) =>
+        countRows(b.db, `${table} WHERE block_height BETWEEN ${victim.first_height} AND ${victim.last_height}`);
+      expect(await inVictim("chain.blocks")).toBe(0);
+      expect(await inVictim("chain.transactions")).toBe(0);
+      expect(await inVictim("chain.events")).toBe(0);
+      // Every other partition committed on its own.
+      expect(await countRows(b.db, "control.archive_partitions")).toBe(doc.body.partitions.length - 1);
+    } finally {
+      await other.close();
+      await b.reset();
     }
   });
 
