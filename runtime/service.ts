@@ -137,6 +137,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const metrics = createServiceMetrics({
       db,
       backlog: () => processor?.backlog ?? 0,
+      leader: () => isIngestLeader(),
       stacksNodeRpcUrl: config.stacksNodeRpcUrl,
     });
     const activity = createObserverActivity();

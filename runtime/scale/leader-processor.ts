@@ -41,7 +41,7 @@ export function createLeaderJournalProcessor(deps: {
 
   const applying = () => leadership.isLeader && !stopping;
 
-  /** Applies pending rows in id order while this process leads; false when it stopped leading. */
+  /** Applies pending rows in id order while this process leads. */
   async function drain(): Promise<void> {
     while (applying()) {
       const batch = await readPendingJournal(deps.db, BATCH);
@@ -59,7 +59,9 @@ export function createLeaderJournalProcessor(deps: {
     for (let attempt = 0; ; attempt++) {
       if (!applying()) return false;
       try {
-        deps.onOutcome?.(await journal.process(entry));
+        // Not inside `onOutcome?.(…)`: an absent listener would skip evaluating the argument.
+        const outcome = await journal.process(entry);
+        deps.onOutcome?.(outcome);
         lastError = null;
         return true;
       } catch (err) {
