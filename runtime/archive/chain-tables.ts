@@ -5,6 +5,7 @@
  * ones of the range; columns that depend on the receiving instance (`received_seq`,
  * `received_at`) are left out, so the same chain gives the same bytes on any instance.
  */
+import { eventPayloadSql } from "../chain/event-columns-sql.js";
 import type { Db, Queryable } from "../db/types.js";
 
 export interface ChainTable {
@@ -117,8 +118,13 @@ export function exportSql(table: ChainTable, r: PartitionRange): string {
       return `COPY (SELECT ${cols} FROM chain.blocks WHERE ${heights} ORDER BY block_height) TO STDOUT`;
     case "chain.transactions":
       return `COPY (SELECT ${cols} FROM chain.transactions WHERE ${heights} ORDER BY block_height, tx_index) TO STDOUT`;
-    case "chain.events":
-      return `COPY (SELECT ${cols} FROM chain.events WHERE ${heights} ORDER BY block_height, event_index) TO STDOUT`;
+    case "chain.events": {
+      // Bundles carry the full payload, whichever form the row stores (migration 0016).
+      const eventCols = table.columns
+        .map((c) => (c === "payload" ? `${eventPayloadSql("")} AS payload` : c))
+        .join(", ");
+      return `COPY (SELECT ${eventCols} FROM chain.events WHERE ${heights} ORDER BY block_height, event_index) TO STDOUT`;
+    }
   }
 }
 

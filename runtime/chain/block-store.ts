@@ -6,6 +6,8 @@
 import type { Queryable } from "../db/types.js";
 import type { BlockRef } from "./fork-choice.js";
 import { addressActivityColumns, addressActivity } from "./address-activity.js";
+import { eventPayloadSql } from "./event-columns-sql.js";
+import { storedPayload } from "./event-payload.js";
 import type {
   BurnchainOpDetails,
   ClarityJson,
@@ -38,7 +40,7 @@ const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.rep
  * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
  * $49 the block's matured miner rewards; $50–$54 its STX balance changes (address-activity.ts);
  * $55 the transactions' execution costs (blockExecutionCosts); $56 the transactions' burnchain op
- * details (migration 0015).
+ * details (migration 0015); $57 the events' raw_value bytes (migration 0016).
  */
 const INSERT_BLOCK_ROWS = `WITH block_row AS (
     INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
@@ -63,20 +65,22 @@ const INSERT_BLOCK_ROWS = `WITH block_row AS (
       $53::numeric[], $54::numeric[]))
   INSERT INTO chain.events (index_block_hash, block_height, canonical, event_index, tx_id, tx_index,
     node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount,
-    topic, payload)
+    topic, payload, raw_value)
   SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($36::int[], $37::text[], $38::int[], $39::int[],
     $40::boolean[], $41::text[], $42::text[], $43::text[], $44::text[], $45::text[], $46::numeric[], $47::text[],
-    $48::jsonb[])`;
+    $48::jsonb[], $57::bytea[])`;
 
 export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
+  const stored = block.events.map(storedPayload);
   await q.query(INSERT_BLOCK_ROWS, [
     ...blockParams(block, canonical),
     ...txColumns(block.txs),
-    ...eventColumns(block.events),
+    ...eventColumns(block.events, stored),
     json(block.maturedMinerRewards),
     ...addressActivityColumns(addressActivity(block)),
     blockExecutionCosts(block.txs),
     block.txs.map((x) => json(x.burnchainOpDetails)),
+    stored.map((s) => s.rawValue),
   ]);
 }
 
@@ -143,7 +147,7 @@ function txColumns(t: readonly DecodedTx[]): unknown[][] {
 }
 
 /** Column arrays for unnest, in INSERT_BLOCK_ROWS's event column order. */
-function eventColumns(e: readonly DecodedEvent[]): unknown[][] {
+function eventColumns(e: readonly DecodedEvent[], stored: readonly { payload: unknown }[]): unknown[][] {
   return [
     e.map((x) => x.eventIndex),
     e.map((x) => text(x.txId)),
@@ -157,7 +161,7 @@ function eventColumns(e: readonly DecodedEvent[]): unknown[][] {
     e.map((x) => text(x.recipient)),
     e.map((x) => x.amount),
     e.map((x) => text(x.topic)),
-    e.map((x) => toJsonb(x.payload)),
+    stored.map((x) => toJsonb(x.payload)),
   ];
 }
 
@@ -243,7 +247,9 @@ export async function loadBlock(q: Queryable, indexBlockHash: string): Promise<D
     [indexBlockHash],
   );
   const { rows: eventRows } = await q.query<Row>(
-    "SELECT * FROM chain.events WHERE index_block_hash = $1 ORDER BY event_index",
+    `SELECT event_index, node_event_index, tx_id, tx_index, committed, event_type, contract_id, asset_identifier,
+            sender, recipient, amount, topic, ${eventPayloadSql("")} AS payload
+       FROM chain.events WHERE index_block_hash = $1 ORDER BY event_index`,
     [indexBlockHash],
   );
   return rowToBlock(b, txRows.map(rowToTx), eventRows.map(rowToEvent));

@@ -29,15 +29,22 @@ export function inlineDecoder(decode: (path: string, body: string) => DecodeResu
   };
 }
 
+/**
+ * Decoding allocates a great deal that dies young (JSON, wire objects): a larger young generation
+ * than V8's default makes fewer scavenges and promotes less (measured: several percent of the
+ * import's CPU).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 96 };
+
 /** Starts the worker; resolves once it has loaded and answered, so a started decoder is ready. */
 export async function startWorkerDecoder(): Promise<BatchDecoder> {
   const worker = import.meta.url.endsWith(".ts")
     ? // Under tsx (development, tests) the worker is TypeScript too: register tsx in it first.
       new Worker(
         `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL("./decode-worker.ts", import.meta.url).href)}); })`,
-        { eval: true },
+        { eval: true, resourceLimits: WORKER_LIMITS },
       )
-    : new Worker(new URL("./decode-worker.js", import.meta.url));
+    : new Worker(new URL("./decode-worker.js", import.meta.url), { resourceLimits: WORKER_LIMITS });
   const waiting = new Map<number, { resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let failure: Error | null = null;

@@ -36,7 +36,7 @@ export function prepareAttempt(
   const rendered = renderBody({
     format: endpoint.format,
     type: row.eventType,
-    data: row.data,
+    dataJson: row.dataJson,
     deliveryId: row.deliveryId,
     createdAt: row.createdAt,
     webhookId: endpoint.id,

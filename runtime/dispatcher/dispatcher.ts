@@ -11,7 +11,7 @@
  * per-endpoint concurrency and the breaker are per process.
  */
 import { randomBytes } from "node:crypto";
-import type { Db, Queryable } from "../db/types.js";
+import type { Db } from "../db/types.js";
 import type { Logger } from "../internal/logger.js";
 import { type EndpointConfig, prepareAttempt, settleAttempt } from "./attempt.js";
 import {
@@ -110,6 +110,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const post = options.post ?? postDelivery;
   const expandRows = options.expandRows ?? 5000;
   const maxPending = options.maxPending ?? Number.POSITIVE_INFINITY;
+  /** Claims and recorded attempts on PostgreSQL commit without waiting for the WAL flush (outbox-store.ts). */
+  const asyncCommit = db.kind === "postgres";
   /** Webhooks with held shares at the last expansion: their finished deliveries wake the expander. */
   let throttled = new Set<string>();
   const workerToken = `wrk_${randomBytes(6).toString("hex")}`;
@@ -274,7 +276,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const token = `${workerToken}:${++claimSeq}`;
     const marksBefore = marks;
-    const claimed = await relaxed((q) => claimDueRows(q, caps, new Date(nowMs), token));
+    const claimed = await claimDueRows(db, caps, new Date(nowMs), token, { asyncCommit });
     const last = new Map<string, { n: number; row: ClaimedRow }>();
     for (const row of claimed) {
       last.set(row.webhookId, { n: (last.get(row.webhookId)?.n ?? 0) + 1, row });
@@ -416,18 +418,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return result;
   }
 
-  /**
-   * Claims and completions commit without waiting for the WAL flush on PostgreSQL: a commit lost
-   * to a server crash only means a row is claimed or delivered again (at-least-once), while
-   * waiting for each flush would cap deliveries at the disk's fsync rate.
-   */
-  function relaxed<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    return db.transaction(async (q) => {
-      if (db.kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
-      return fn(q);
-    });
-  }
-
   function scheduleFlush(): void {
     if (flushTimer || flushing) return;
     flushTimer = setTimeout(() => void flush(), results.length >= 128 ? 0 : flushIntervalMs);
@@ -441,7 +431,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (flushing) return flushing.then(() => flush());
     if (!results.length) return Promise.resolve();
     const batch = results.splice(0);
-    flushing = relaxed((q) => completeAttempts(q, batch))
+    flushing = completeAttempts(db, batch, { asyncCommit })
       .then(() => {
         // Finished rows may unblock a fence (or the rows behind one): look again at once.
         marks++;
@@ -631,7 +621,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         concurrency: webhook.concurrency,
       };
       const result = await runAttempt(row, config, `test:${webhook.id}`);
-      await db.transaction((q) => completeAttempts(q, [result]));
+      await completeAttempts(db, [result]);
       return result;
     },
   };

@@ -44,10 +44,9 @@ export function postDelivery(
     ...o,
     durationMs: Math.max(0, clock() - started),
   });
-  const verdict = checkWebhookUrl(url, options.allowPrivate);
-  if (!verdict.ok)
-    return Promise.resolve(done({ status: null, retryAfter: undefined, excerpt: null, error: verdict.reason }));
-  const target = verdict.url;
+  const target = requestTarget(url, options.allowPrivate);
+  if (typeof target === "string")
+    return Promise.resolve(done({ status: null, retryAfter: undefined, excerpt: null, error: target }));
   const payload = Buffer.from(body, "utf8");
 
   return new Promise<PostOutcome>((resolve) => {
@@ -59,11 +58,12 @@ export function postDelivery(
       resolve(done(o));
     };
     const mod = target.protocol === "https:" ? https : http;
-    const req = mod.request(target, {
+    const req = mod.request({
+      ...target,
       method: "POST",
       headers: { ...headers, "content-length": String(payload.length) },
       agent: options.agent,
-      lookup: guardedLookup(options.allowPrivate),
+      lookup: options.allowPrivate ? lookupAllowingPrivate : lookupPublicOnly,
     });
     const timer = setTimeout(() => {
       req.destroy();
@@ -106,6 +106,35 @@ export function postDelivery(
   });
 }
 
+type RequestTarget = Pick<http.RequestOptions, "protocol" | "hostname" | "port" | "path">;
+
+/**
+ * The checked URL as request options, or why it is refused. Kept per URL (the same few URLs get
+ * every delivery): parsing and checking each time costs more than the rest of building a request.
+ */
+const targets = new Map<string, RequestTarget | string>();
+const MAX_TARGETS = 10_000;
+
+function requestTarget(url: string, allowPrivate: boolean): RequestTarget | string {
+  const key = `${allowPrivate ? "p" : "-"}${url}`;
+  let target = targets.get(key);
+  if (target === undefined) {
+    const verdict = checkWebhookUrl(url, allowPrivate);
+    target = verdict.ok
+      ? {
+          protocol: verdict.url.protocol,
+          // [::1] → ::1, as a request's hostname option expects
+          hostname: verdict.url.hostname.replace(/^\[(.*)\]$/, "$1"),
+          port: verdict.url.port || undefined,
+          path: `${verdict.url.pathname}${verdict.url.search}`,
+        }
+      : verdict.reason;
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
 /** dns.lookup, refusing any resolved address that is not public (unless private targets are allowed). */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
@@ -124,6 +153,9 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
     });
   };
 }
+
+const lookupAllowingPrivate = guardedLookup(true);
+const lookupPublicOnly = guardedLookup(false);
 
 function describeError(err: NodeJS.ErrnoException): string {
   if (err.code === "EADDRNOTALLOWED") return err.message;

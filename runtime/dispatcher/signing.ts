@@ -7,7 +7,7 @@
  *   `v1,<base64 HMAC-SHA256(secret bytes, "<id>.<timestamp>.<body>")>`, one entry per live secret
  *   (after a rotation both the new and the old secret sign until the grace period ends).
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import type { Format } from "./formats.js";
 
 /** What signing needs from the instance key (runtime/internal/signing-key.ts SigningKey). */
@@ -29,9 +29,23 @@ export function secretBytes(secret: string): Buffer {
   return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64");
 }
 
+/** HMAC keys of the live secrets, decoded once rather than on every delivery. */
+const hmacKeys = new Map<string, KeyObject>();
+const MAX_HMAC_KEYS = 20_000;
+
+function hmacKey(secret: string): KeyObject {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(secretBytes(secret));
+    if (hmacKeys.size >= MAX_HMAC_KEYS) hmacKeys.clear();
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** One standard-webhooks signature entry: `v1,<base64>`. */
 export function hmacSignature(secret: string, deliveryId: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac("sha256", secretBytes(secret))
+  const mac = createHmac("sha256", hmacKey(secret))
     .update(`${deliveryId}.${timestampSeconds}.${body}`, "utf8")
     .digest("base64");
   return `v1,${mac}`;

@@ -4,6 +4,7 @@
  * non-fungible token totals from the address's canonical committed events. STX totals come from
  * chain.address_activity (runtime/chain/address-activity.ts).
  */
+import { eventColumnEquals } from "../chain/event-columns-sql.js";
 import type { Queryable } from "../db/types.js";
 
 export interface StxLock {
@@ -24,7 +25,7 @@ export async function readStxLock(q: Queryable, address: string, burnHeight: num
   }>(
     `SELECT e.tx_id, e.amount::text AS amount, e.block_height, b.burn_block_height, e.payload->>'unlock_height' AS unlock
        FROM chain.events e JOIN chain.blocks b ON b.index_block_hash = e.index_block_hash
-      WHERE e.canonical AND e.committed AND e.event_type = 'stx_lock' AND e.sender = $1
+      WHERE e.canonical AND e.committed AND e.event_type = 'stx_lock' AND ${eventColumnEquals("e", "sender", "$1")}
       ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1`,
     [address],
   );
@@ -53,8 +54,8 @@ export async function readTokenTotals(q: Queryable, address: string): Promise<To
     `SELECT asset_identifier AS asset, left(event_type, strpos(event_type, '_') - 1) AS kind,
             coalesce(sum(CASE WHEN sender = $1 THEN coalesce(amount, 1) END), 0)::text AS sent,
             coalesce(sum(CASE WHEN recipient = $1 THEN coalesce(amount, 1) END), 0)::text AS received
-       FROM chain.events
-      WHERE canonical AND committed AND (sender = $1 OR recipient = $1)
+       FROM chain.events e
+      WHERE canonical AND committed AND (${eventColumnEquals("e", "sender", "$1")} OR ${eventColumnEquals("e", "recipient", "$1")})
         AND event_type IN ('ft_transfer', 'ft_mint', 'ft_burn', 'nft_transfer', 'nft_mint', 'nft_burn')
       GROUP BY asset_identifier, kind ORDER BY asset_identifier`,
     [address],

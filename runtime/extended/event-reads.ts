@@ -3,6 +3,7 @@
  * as Hiro lists a failed transaction's too), canonical committed events of an address or a
  * contract, newest first with offset pagination.
  */
+import { eventColumnEquals, eventPayloadSql } from "../chain/event-columns-sql.js";
 import type { Queryable } from "../db/types.js";
 
 export interface EventRow {
@@ -12,7 +13,7 @@ export interface EventRow {
   payload: Record<string, unknown>;
 }
 
-const COLUMNS = "tx_id, node_event_index, event_type, payload";
+const COLUMNS = `e.tx_id, e.node_event_index, e.event_type, ${eventPayloadSql("e")} AS payload`;
 
 /** Events of a transaction in the block it is canonical in (else its newest copy), node order. */
 export async function readTxEvents(
@@ -43,10 +44,11 @@ export async function readAddressEvents(
   types: readonly string[] | null = null,
 ): Promise<EventRow[]> {
   const { rows } = await q.query<EventRow>(
-    `SELECT ${COLUMNS} FROM chain.events
-      WHERE canonical AND committed AND (sender = $1 OR recipient = $1)
-        AND ($4::text[] IS NULL OR event_type = ANY($4::text[]))
-      ORDER BY block_height DESC, event_index DESC LIMIT $2 OFFSET $3`,
+    `SELECT ${COLUMNS} FROM chain.events e
+      WHERE e.canonical AND e.committed
+        AND (${eventColumnEquals("e", "sender", "$1")} OR ${eventColumnEquals("e", "recipient", "$1")})
+        AND ($4::text[] IS NULL OR e.event_type = ANY($4::text[]))
+      ORDER BY e.block_height DESC, e.event_index DESC LIMIT $2 OFFSET $3`,
     [address, limit, offset, types],
   );
   return rows;
@@ -60,9 +62,10 @@ export async function readContractLogs(
   offset: number,
 ): Promise<EventRow[]> {
   const { rows } = await q.query<EventRow>(
-    `SELECT ${COLUMNS} FROM chain.events
-      WHERE canonical AND committed AND contract_id = $1 AND event_type = 'print'
-      ORDER BY block_height DESC, event_index DESC LIMIT $2 OFFSET $3`,
+    `SELECT ${COLUMNS} FROM chain.events e
+      WHERE e.canonical AND e.committed AND ${eventColumnEquals("e", "contract_id", "$1")}
+        AND ${eventColumnEquals("e", "event_type", "'print'")}
+      ORDER BY e.block_height DESC, e.event_index DESC LIMIT $2 OFFSET $3`,
     [contractId, limit, offset],
   );
   return rows;

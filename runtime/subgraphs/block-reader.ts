@@ -7,6 +7,7 @@
  * Produces DecodedBlocks (unused fields empty; the chain's row mappers) for buildHandlerContexts.
  */
 import { rowToBlock, rowToEvent, rowToTx } from "../chain/block-store.js";
+import { eventPayloadSql } from "../chain/event-columns-sql.js";
 import type { Queryable } from "../db/types.js";
 import type { DecodedBlock } from "../chain/types.js";
 
@@ -46,7 +47,7 @@ export async function readCanonicalRange(
   if (eventTypeList.length > 0) {
     const { rows } = await q.query<Row>(
       `SELECT block_height, event_index, node_event_index, tx_id, tx_index, committed, event_type, contract_id,
-              asset_identifier, sender, recipient, amount, topic, payload
+              asset_identifier, sender, recipient, amount, topic, ${eventPayloadSql("")} AS payload
          FROM chain.events
         WHERE canonical AND committed AND block_height BETWEEN $1 AND $2 AND event_type = ANY($3::text[])
         ORDER BY block_height, event_index`,

@@ -10,7 +10,15 @@
  *   change of each row is the stored row itself).
  */
 import { toJsonb } from "../chain/block-store.js";
-import { addDecimals, addToSum, canonicalDecimal, type DecimalSum, decimalSum, formatSum, isDecimal } from "./decimal.js";
+import {
+  addDecimals,
+  addToSum,
+  canonicalDecimal,
+  type DecimalSum,
+  decimalSum,
+  formatSum,
+  isDecimal,
+} from "./decimal.js";
 import type { PlannedOp } from "./dispatch.js";
 import type { ColumnType, IncrementOp, RowChange, TableMeta, UpsertOp } from "./types.js";
 import { timestampTextColumn } from "./table-sql.js";

@@ -19,7 +19,9 @@ export type PlannedLookup =
   | { kind: "keys"; target: TaggedTarget; key: string[]; values: Record<string, unknown>[] }
   | { kind: "matches"; target: TaggedTarget; key: string[]; nulls: boolean[]; values: Record<string, unknown>[] };
 
-export function plannedLookups(plans: readonly { module: SubgraphModule; ops: readonly PlannedOp[] }[]): PlannedLookup[] {
+export function plannedLookups(
+  plans: readonly { module: SubgraphModule; ops: readonly PlannedOp[] }[],
+): PlannedLookup[] {
   const lookups = new Map<string, PlannedLookup>();
   const add = (id: string, make: () => PlannedLookup, values: Record<string, unknown>) => {
     let lookup = lookups.get(id);

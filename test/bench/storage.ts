@@ -1,7 +1,8 @@
 /**
  * Storage per event: a simulated devnet chain imported by the compiled `sluice import` (build
  * first) into a fresh PostgreSQL database, then chain.events measured with pg_relation_size: the
- * table (heap + TOAST), each index, and the total per event and per million events. Not a test.
+ * table (heap + TOAST), each index, and the total per event and per million events, and the whole
+ * database's size per million events. Not a test.
  *
  *   npm run build && npx tsx test/bench/storage.ts
  *   BENCH_BLOCKS=1000 BENCH_EVENTS=30 (mean events per block)
@@ -58,6 +59,11 @@ async function main() {
           `${r.name.padEnd(33)}| ${r.bytes.padStart(9)} | ${per.toFixed(0).padStart(11)} | ${per.toFixed(0).padStart(5)}`,
         );
       }
+      const { rows: db } = await client.query<{ bytes: string }>(
+        "SELECT pg_database_size(current_database()) AS bytes",
+      );
+      const perMillion = (Number(db[0].bytes) / events) * 1e6;
+      log(`\nwhole database: ${db[0].bytes} bytes, ${(perMillion / 1e9).toFixed(2)} GB per million events`);
     } finally {
       await client.end();
     }

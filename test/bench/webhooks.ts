@@ -6,7 +6,10 @@
  *     matching every event; events/s and the ratio to no webhooks. No dispatcher runs meanwhile:
  *     the batches wait, then the time to expand them into outbox rows is reported apart;
  *  2. throughput: a backlog of outbox rows across healthy local receivers drained by one dispatcher
- *     process, then by two (this one and `sluice dispatcher`) on PostgreSQL;
+ *     process, then by two (this one and `sluice dispatcher`) on PostgreSQL, all resumed at once;
+ *     the rate spans the first attempt to the end of the last (as recorded), and on PostgreSQL the
+ *     CPU time per delivery of the dispatchers, the database backends and the receivers is printed
+ *     with the rate two idle cores would allow at that cost;
  *  3. latency: simulated blocks ingested at a steady rate with 100 webhooks, from each block's
  *     commit to the first attempt of its deliveries (p50/p99);
  *  4. isolation: the backlog with one more endpoint that never answers.
@@ -26,6 +29,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
+import pg from "pg";
 import { createIngestor } from "../../runtime/chain/ingest.js";
 import { parseConfig } from "../../runtime/config/index.js";
 import { migrate } from "../../runtime/db/migrate.js";
@@ -36,7 +40,7 @@ import { EVENT_TYPE_OF } from "../../runtime/dispatcher/trigger-events.js";
 import { createChainOutbox } from "../../runtime/dispatcher/chain-outbox.js";
 import { expandBatches } from "../../runtime/dispatcher/expander.js";
 import { createDispatcher, type Dispatcher } from "../../runtime/dispatcher/dispatcher.js";
-import { insertOutboxRows, type OutboxInsert } from "../../runtime/dispatcher/outbox-store.js";
+import { insertOutboxRows, type OutboxInsert, WEBHOOK_CHANNEL } from "../../runtime/dispatcher/outbox-store.js";
 import { createSecretBox } from "../../runtime/dispatcher/secret-box.js";
 import { generateSecret } from "../../runtime/dispatcher/signing.js";
 import type { Trigger } from "../../runtime/dispatcher/triggers.js";
@@ -45,7 +49,7 @@ import { assembleIngest } from "../../runtime/ingest-wiring.js";
 import { silentLogger } from "../../runtime/internal/logger.js";
 import { signingKeyFromSeed } from "../../runtime/internal/signing-key.js";
 import { ChainSimulator, type SimPayload } from "../../runtime/simulator/index.js";
-import { createPgDatabase } from "../support/db.js";
+import { createPgDatabase, PG_ADMIN_URL } from "../support/db.js";
 import { REPO_ROOT } from "../support/fixtures.js";
 
 const ONLY = process.env.BENCH_DB;
@@ -72,7 +76,8 @@ const load = () =>
 interface Receivers {
   healthy: string[];
   stuck: string[];
-  count(): Promise<number>;
+  /** Requests received so far and the receivers' CPU time (ms). */
+  stats(): Promise<{ count: number; cpuMs: number }>;
   stop(): void;
 }
 
@@ -91,13 +96,38 @@ async function startReceivers(healthy: number, stuck: number): Promise<Receivers
   const urls = JSON.parse(await next()) as { healthy: string[]; stuck: string[] };
   return {
     ...urls,
-    async count() {
+    async stats() {
       const answer = next();
-      child.stdin?.write("count\n");
-      return (JSON.parse(await answer) as { count: number }).count;
+      child.stdin?.write("stats\n");
+      return JSON.parse(await answer) as { count: number; cpuMs: number };
     },
     stop: () => child.kill(),
   };
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (0 where there is none). */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (ms) of the PostgreSQL backends now connected to `database` (same machine only). */
+async function backendCpuMs(database: string): Promise<Map<number, number>> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [
+      database,
+    ]);
+    return new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)]));
+  } finally {
+    await admin.end();
+  }
 }
 
 async function freshDb(kind: "postgres" | "pglite"): Promise<{ db: Db; url: string | null; drop(): Promise<void> }> {
@@ -215,7 +245,7 @@ async function pendingFor(db: Db, webhookIds: string[] | null): Promise<number> 
 }
 
 /** A second dispatcher process: `sluice dispatcher` on the same database, keys and receivers. */
-async function extraDispatcher(url: string): Promise<() => Promise<void>> {
+async function extraDispatcher(url: string): Promise<{ pid: number | undefined; stop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-dispatcher-"));
   const child = spawn(
     process.execPath,
@@ -242,21 +272,37 @@ async function extraDispatcher(url: string): Promise<() => Promise<void>> {
     });
     child.once("exit", (code) => reject(new Error(`sluice dispatcher exited with ${code}: ${err}`)));
   });
-  return async () => {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-    fs.rmSync(dataDir, { recursive: true, force: true });
+  return {
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
+interface ThroughputRun {
+  /** Deliveries to the healthy receivers per second, from the first attempt to the last one's end. */
+  rate: number;
+  /** CPU time per delivery (µs): dispatcher processes, PostgreSQL backends, receivers. */
+  cpu: { dispatchers: number; postgres: number; receivers: number } | null;
+}
+
+/**
+ * One drain of a backlog. Every dispatcher process starts first, with the webhooks paused; then
+ * they are all resumed at once, so no process gets a head start. The rate counts the window the
+ * database records — from the first attempt's start to the last attempt's end — not the polling
+ * around it, and every healthy receiver must have received at least the backlog.
+ */
 async function throughput(
   kind: "postgres" | "pglite",
   deliveries: number,
   options: { stuck?: boolean; processes?: number } = {},
-): Promise<number> {
+): Promise<ThroughputRun> {
   const { db, url, drop } = await freshDb(kind);
   const receivers = await startReceivers(ENDPOINTS, options.stuck ? 1 : 0);
-  const stops: (() => Promise<void>)[] = [];
+  const extra: { pid: number | undefined; stop(): Promise<void> }[] = [];
   try {
     const healthy: string[] = [];
     for (const u of receivers.healthy) healthy.push(await addWebhook(db, u));
@@ -266,19 +312,50 @@ async function throughput(
       const stuck = await addWebhook(db, receivers.stuck[0], { timeoutMs: 1000 });
       await enqueueBacklog(db, [stuck], perWebhook);
     }
+    await db.query("UPDATE control.webhooks SET status = 'paused'");
     for (let p = 1; p < (options.processes ?? 1); p++) {
       if (!url) throw new Error("several dispatcher processes need PostgreSQL");
-      stops.push(await extraDispatcher(url));
+      extra.push(await extraDispatcher(url));
     }
     const d = dispatcherFor(db);
-    const started = performance.now();
     await d.start();
-    while ((await pendingFor(db, healthy)) > 0) await new Promise((r) => setTimeout(r, 25));
-    const rate = total / ((performance.now() - started) / 1000);
+    const database = url ? new URL(url).pathname.slice(1) : null;
+    const backendsBefore = database ? await backendCpuMs(database) : null;
+    const receiversBefore = await receivers.stats();
+    const extraBefore = extra.map((x) => processCpuMs(x.pid));
+    const selfBefore = process.cpuUsage();
+    await db.query("UPDATE control.webhooks SET status = 'active'");
+    await db.notify(WEBHOOK_CHANNEL, "webhooks");
+    while ((await pendingFor(db, healthy)) > 0) await new Promise((r) => setTimeout(r, 100));
+    const self = process.cpuUsage(selfBefore);
+    const extraMs = extra.reduce((sum, x, i) => sum + processCpuMs(x.pid) - extraBefore[i], 0);
+    const receiversAfter = await receivers.stats();
+    // Backends that were connected throughout (a pool's connection opened meanwhile counts from 0).
+    let backendMs = 0;
+    if (database && backendsBefore)
+      for (const [pid, ms] of await backendCpuMs(database)) backendMs += ms - (backendsBefore.get(pid) ?? 0);
     await d.stop(0);
-    return rate;
+    const { rows } = await db.query<{ seconds: number; delivered: string }>(
+      `SELECT extract(epoch FROM max(finished_at) - min(first_attempt_at))::float8 AS seconds, count(*) AS delivered
+         FROM control.webhook_outbox WHERE webhook_id = ANY($1::text[]) AND status = 'delivered'`,
+      [healthy],
+    );
+    if (Number(rows[0].delivered) !== total) throw new Error(`${rows[0].delivered} of ${total} delivered`);
+    const received = receiversAfter.count - receiversBefore.count;
+    if (received < total) throw new Error(`the receivers got ${received} requests for ${total} deliveries`);
+    const perDelivery = (ms: number) => (ms * 1000) / total;
+    return {
+      rate: total / rows[0].seconds,
+      cpu: database
+        ? {
+            dispatchers: perDelivery((self.user + self.system) / 1000 + extraMs),
+            postgres: perDelivery(backendMs),
+            receivers: perDelivery(receiversAfter.cpuMs - receiversBefore.cpuMs),
+          }
+        : null,
+    };
   } finally {
-    for (const stop of stops) await stop();
+    for (const x of extra) await x.stop();
     receivers.stop();
     await drop();
   }
@@ -486,23 +563,42 @@ async function throughputs(kind: "postgres" | "pglite"): Promise<void> {
   log(`\nthroughput, ${kind}: ${ENDPOINTS} endpoints × concurrency ${CONCURRENCY}, ${deliveries} deliveries per run`);
   await throughput(kind, Math.min(deliveries, 4000)); // warm-up (JIT, connections): not reported
   // Interleaved rounds, medians: the machine's background load varies more than the effect measured.
-  const one: number[] = [];
-  const two: number[] = [];
-  const stuck: number[] = [];
+  const one: ThroughputRun[] = [];
+  const two: ThroughputRun[] = [];
+  const stuck: ThroughputRun[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     one.push(await throughput(kind, deliveries));
     if (kind === "postgres") two.push(await throughput(kind, deliveries, { processes: 2 }));
     stuck.push(await throughput(kind, deliveries, { stuck: true }));
   }
-  log(`one dispatcher process: median ${median(one).toFixed(0)} deliveries/s (runs: ${fmt(one)}); ${load()}`);
+  const rates = (runs: ThroughputRun[]) => runs.map((r) => r.rate);
+  log(
+    `one dispatcher process: median ${median(rates(one)).toFixed(0)} deliveries/s (runs: ${fmt(rates(one))}); ${load()}`,
+  );
   if (two.length)
     log(
-      `two dispatcher processes: median ${median(two).toFixed(0)} deliveries/s (runs: ${fmt(two)}; target ≥ 10,000); ${load()}`,
+      `two dispatcher processes: median ${median(rates(two)).toFixed(0)} deliveries/s (runs: ${fmt(rates(two))}; target ≥ 10,000); ${load()}`,
     );
-  const drop = ((median(one) - median(stuck)) / median(one)) * 100;
+  for (const [name, runs] of [
+    ["one process", one],
+    ["two processes", two],
+  ] as const) {
+    const cpus = runs.map((r) => r.cpu).filter((c) => c !== null);
+    if (!cpus.length) continue;
+    const d = median(cpus.map((c) => c.dispatchers));
+    const p = median(cpus.map((c) => c.postgres));
+    const rcv = median(cpus.map((c) => c.receivers));
+    // What the CPU time per delivery allows on this machine's cores with nothing else running.
+    const idle = (os.cpus().length * 1e6) / (d + p + rcv);
+    log(
+      `  CPU per delivery, ${name} (medians): dispatchers ${d.toFixed(0)} µs, PostgreSQL backends ${p.toFixed(0)} µs, ` +
+        `receivers ${rcv.toFixed(0)} µs; ${os.cpus().length} idle cores would allow ≈ ${idle.toFixed(0)}/s`,
+    );
+  }
+  const drop = ((median(rates(one)) - median(rates(stuck))) / median(rates(one))) * 100;
   log(
-    `isolation: with one more endpoint that never answers, the healthy ones deliver median ${median(stuck).toFixed(0)} deliveries/s ` +
-      `(runs: ${fmt(stuck)}; ${drop >= 0 ? "-" : "+"}${Math.abs(drop).toFixed(1)}% against one process without it); ${load()}`,
+    `isolation: with one more endpoint that never answers, the healthy ones deliver median ${median(rates(stuck)).toFixed(0)} deliveries/s ` +
+      `(runs: ${fmt(rates(stuck))}; ${drop >= 0 ? "-" : "+"}${Math.abs(drop).toFixed(1)}% against one process without it); ${load()}`,
   );
 }
 

@@ -2,6 +2,7 @@
  * Test helpers for the archive: table contents read with plain SQL of their own (not the archive's
  * export), so a restore is compared against what the ingest path stored, row by row.
  */
+import { eventPayloadSql } from "../../runtime/chain/event-columns-sql.js";
 import type { Queryable } from "../../runtime/db/types.js";
 
 /** Columns an instance sets by itself (arrival order and time), not part of the chain. */
@@ -16,6 +17,18 @@ async function columnsOf(q: Queryable, schema: string, table: string, skip: Set<
   return rows.map((r) => r.column_name).filter((c) => !skip.has(c));
 }
 
+/**
+ * A column as text. chain.events' payload is compared as readers see it (`chain.event_payload`):
+ * ingest stores it without what the other columns hold (raw_value in its own column), a restore
+ * stores the bundle's full payload, and both read the same.
+ */
+function columnText(schema: string, table: string, column: string): string {
+  if (schema !== "chain" || table !== "events") return `"${column}"::text`;
+  if (column === "payload") return `${eventPayloadSql("")}::text`;
+  if (column === "raw_value") return "NULL::text";
+  return `"${column}"::text`;
+}
+
 async function sortedRows(
   q: Queryable,
   schema: string,
@@ -24,7 +37,7 @@ async function sortedRows(
   where: string,
 ): Promise<string[]> {
   const { rows } = await q.query<Record<string, unknown>>(
-    `SELECT ${columns.map((c) => `"${c}"::text AS "${c}"`).join(", ")} FROM "${schema}"."${table}" ${where}`,
+    `SELECT ${columns.map((c) => `${columnText(schema, table, c)} AS "${c}"`).join(", ")} FROM "${schema}"."${table}" ${where}`,
   );
   return rows.map((r) => JSON.stringify(columns.map((c) => r[c]))).sort();
 }

@@ -8,6 +8,7 @@
  * Concurrent requests for one contract share one read. At most `maxContracts` summaries are
  * kept (least recently used evicted); unknown contracts are never cached.
  */
+import { eventColumnEquals } from "../../chain/event-columns-sql.js";
 import type { Queryable } from "../../db/types.js";
 import { weakEtag } from "../http/cache-headers.js";
 import type { Position } from "./cursor.js";
@@ -35,9 +36,11 @@ interface Entry {
 /** Prints read per query while building. */
 const BATCH = 5000;
 
-export const READ_PRINTS_SQL = `SELECT e.block_height, e.event_index, e.topic, e.payload->>'raw_value' AS raw_value
+export const READ_PRINTS_SQL = `SELECT e.block_height, e.event_index, e.topic,
+       coalesce(e.payload->>'raw_value', '0x' || encode(e.raw_value, 'hex')) AS raw_value
   FROM chain.events e
- WHERE e.canonical AND e.committed AND e.contract_id = $1 AND e.event_type = 'print'
+ WHERE e.canonical AND e.committed AND ${eventColumnEquals("e", "contract_id", "$1")}
+   AND ${eventColumnEquals("e", "event_type", "'print'")}
    AND (e.block_height, e.event_index) > ($2, $3)
  ORDER BY e.block_height, e.event_index
  LIMIT $4`;
@@ -46,7 +49,8 @@ export const CONTRACT_KNOWN_SQL = `SELECT EXISTS (
     SELECT 1 FROM chain.transactions t
      WHERE t.contract_id = $1 AND t.canonical AND t.tx_type IN ('smart_contract', 'versioned_smart_contract'))
   OR EXISTS (
-    SELECT 1 FROM chain.events e WHERE e.contract_id = $1 AND e.canonical AND e.committed) AS known`;
+    SELECT 1 FROM chain.events e
+     WHERE ${eventColumnEquals("e", "contract_id", "$1")} AND e.canonical AND e.committed) AS known`;
 
 export function createPrintSchemaStore({ maxContracts = 256 }: { maxContracts?: number } = {}): PrintSchemaStore {
   const entries = new Map<string, Entry>();

@@ -6,8 +6,8 @@
  * A page is a row-value keyset scan `(block_height, event_index) > ($1, $2)` ordered by the same
  * pair, over `canonical AND committed` rows, bounded above by the tip height read first (so a page
  * never shows a block newer than the tip it reports). Each filter has a partial index ending in
- * (block_height, event_index) (migration 0002), so one filter is one index range scan at any
- * depth. A type *set* cannot be read in cursor order from one btree, so 2–10 types become a
+ * (block_height, event_index) (migrations 0002, 0016), so one filter is one index range scan at any
+ * depth (the indexes key on a hash of the value: chain/event-columns-sql.ts). A type *set* cannot be read in cursor order from one btree, so 2–10 types become a
  * UNION ALL of one bounded scan per type, merged by an outer ORDER BY … LIMIT: at most
  * types × limit rows are touched, however sparse the types are.
  *
@@ -22,6 +22,7 @@
  *    payload }` — amount is a decimal string or null, payload the decoded payload of
  * runtime/chain/decode/decode-events.ts (print values decoded as DESIGN.md §3).
  */
+import { eventColumnEquals, eventPayloadSql } from "../../chain/event-columns-sql.js";
 import type { EventType } from "../../chain/types.js";
 import type { Position } from "./cursor.js";
 import type { EventFilters } from "./query.js";
@@ -56,7 +57,7 @@ class Params {
 
 const EVENT_COLUMNS =
   "e.index_block_hash, e.block_height, e.event_index, e.tx_id, e.tx_index, e.event_type, e.contract_id, " +
-  "e.asset_identifier, e.sender, e.recipient, e.amount, e.topic, e.payload";
+  "e.asset_identifier, e.sender, e.recipient, e.amount, e.topic, e.raw_value, e.payload";
 
 /**
  * The tip and the *horizon*: the last canonical committed event at or below
@@ -145,15 +146,16 @@ function pageSelect(request: PageRequest, p: Params, maxHeight: () => string, fi
     where.push(`(e.block_height, e.event_index) > (${p.add(request.after.height)}, ${p.add(request.after.index)})`);
   }
   where.push(`e.block_height <= ${maxHeight()}`);
-  if (filters.contractId !== null) where.push(`e.contract_id = ${p.add(filters.contractId)}`);
-  if (filters.sender !== null) where.push(`e.sender = ${p.add(filters.sender)}`);
-  if (filters.recipient !== null) where.push(`e.recipient = ${p.add(filters.recipient)}`);
-  if (filters.assetIdentifier !== null) where.push(`e.asset_identifier = ${p.add(filters.assetIdentifier)}`);
+  if (filters.contractId !== null) where.push(eventColumnEquals("e", "contract_id", p.add(filters.contractId)));
+  if (filters.sender !== null) where.push(eventColumnEquals("e", "sender", p.add(filters.sender)));
+  if (filters.recipient !== null) where.push(eventColumnEquals("e", "recipient", p.add(filters.recipient)));
+  if (filters.assetIdentifier !== null)
+    where.push(eventColumnEquals("e", "asset_identifier", p.add(filters.assetIdentifier)));
   const limit = p.add(request.limit);
 
   const scan = (typeParam: string | null) =>
     `SELECT ${EVENT_COLUMNS} FROM chain.events e
-     WHERE ${[...where, ...(typeParam ? [`e.event_type = ${typeParam}`] : [])].join(" AND ")}
+     WHERE ${[...where, ...(typeParam ? [eventColumnEquals("e", "event_type", typeParam)] : [])].join(" AND ")}
      ORDER BY e.block_height, e.event_index LIMIT ${limit}`;
 
   let page: string;
@@ -183,7 +185,7 @@ function pageSelect(request: PageRequest, p: Params, maxHeight: () => string, fi
     p.amount::text AS amount,
     p.topic,
     COALESCE(p.block_height <= ${finalized}, false) AS finalized,
-    p.payload) j
+    ${eventPayloadSql("p")} AS payload) j
  ORDER BY p.block_height, p.event_index`;
 }
 

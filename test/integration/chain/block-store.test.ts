@@ -97,7 +97,7 @@ describe(`stored miner rewards on ${TEST_DB_KIND}`, () => {
       [hash("11")],
     );
     expect(rows).toEqual([{ rewards: null }]);
-    // Loaded by this version, under its schema (the later migrations add columns).
+    // The readers are today's: they need the rest of the schema (the block stays as stored).
     await migrate(t.db);
     expect((await loadBlock(t.db, hash("11"))).maturedMinerRewards).toEqual([]);
     expect((await readCanonicalRange(t.db, 11, 11, ["miner_reward"], false))[0].maturedMinerRewards).toEqual([]);

@@ -23,7 +23,13 @@ const data = {
   event: { type: "stx_transfer_event" },
 };
 const createdAt = new Date("2026-03-04T05:06:07.000Z");
-const base = { type: "chain.stx_transfer.apply", data, deliveryId: "msg_abc", createdAt, webhookId: "wh_1" };
+const base = {
+  type: "chain.stx_transfer.apply",
+  dataJson: JSON.stringify(data),
+  deliveryId: "msg_abc",
+  createdAt,
+  webhookId: "wh_1",
+};
 
 describe("renderBody", () => {
   it("standard-webhooks: { type, timestamp, data }", () => {
@@ -67,6 +73,32 @@ describe("renderBody", () => {
     expect(JSON.parse(renderBody({ ...base, format: "cloudflare" }).body)).toEqual({
       params: { ...data, _type: base.type, _outboxId: "msg_abc" },
     });
+  });
+
+  it("every format's body is byte for byte what JSON.stringify gives for its envelope (the bytes signed)", () => {
+    // Characters that need escaping, in the data and in the fields around it.
+    const odd = { memo: 'quote " backslash \\ newline \n \u2028 é 🙂', n: 1.5e-7, list: [null, true, {}] };
+    const input = { ...base, type: 'chain."odd".apply', deliveryId: "msg_\\x", dataJson: JSON.stringify(odd) };
+    const t = input.type;
+    const id = input.deliveryId;
+    const time = createdAt.toISOString();
+    const expected: Record<string, unknown> = {
+      "standard-webhooks": { type: t, timestamp: time, data: odd },
+      raw: odd,
+      cloudevents: {
+        specversion: "1.0",
+        type: t,
+        source: "/sluice/webhooks/wh_1",
+        id,
+        time,
+        datacontenttype: "application/json",
+        data: odd,
+      },
+      inngest: [{ name: t, data: odd, id, ts: createdAt.getTime(), v: "1" }],
+      trigger: { payload: odd, options: { idempotencyKey: id } },
+      cloudflare: { params: { ...odd, _type: t, _outboxId: id } },
+    };
+    for (const format of FORMATS) expect(renderBody({ ...input, format }).body).toBe(JSON.stringify(expected[format]));
   });
 });
 
@@ -157,7 +189,7 @@ describe("prepareAttempt", () => {
       webhookId: "wh_1",
       deliveryId: "msg_9",
       eventType: "chain.test.apply",
-      data: { test: true },
+      dataJson: JSON.stringify({ test: true }),
       attempts: 0,
       createdAt,
       fence: false,

@@ -75,7 +75,7 @@ describe("settleAttempt", () => {
     webhookId: "w",
     deliveryId: "msg",
     eventType: "t",
-    data: {},
+    dataJson: "{}",
     attempts: 1,
     createdAt: new Date(0),
     fence: false,

@@ -4,8 +4,9 @@
  * the planner settings the service's own connections use (runtime/db/planner-settings.ts), the
  * plan of each filter combination, with and without a cursor, reads chain.events and chain.blocks
  * through indexes only, and each filtered scan of chain.events has an index condition on one of
- * the request's filters (an index on the cursor alone, filtering rows one by one, is what a
- * missing filter index turns into). Dropping a filter index makes the check fail (last case).
+ * the request's filters, on the column or on its hash (migration 0016 keys the filter indexes on
+ * hashtextextended(column, 0)); an index on the cursor alone, filtering rows one by one, is what a
+ * missing filter index turns into. Dropping a filter index makes the check fail (last case).
  * PostgreSQL only: PGlite's planner sees the same statements, but the production figures are
  * PostgreSQL's.
  */
@@ -92,7 +93,7 @@ async function planProblems(q: Queryable, query: Record<string, string>, index: 
       relation === "events" &&
       !horizon &&
       filterColumns.length > 0 &&
-      !filterColumns.some((c) => cond.includes(`${c} =`))
+      !filterColumns.some((c) => cond.includes(`${c} =`) || new RegExp(`hashtextextended\\((\\w+\\.)?${c},`).test(cond))
     )
       problems.push(`${where}: index condition ${cond} uses none of the filters ${filterColumns.join(", ")}`);
   }

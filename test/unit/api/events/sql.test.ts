@@ -64,7 +64,7 @@ describe("compileEventsPage", () => {
     ]);
     const sql = squash(c?.sql ?? "");
     expect(sql).toContain(
-      "WHERE e.canonical AND e.committed AND (e.block_height, e.event_index) > ($1, $2) AND e.block_height <= $3 AND e.contract_id = $4 AND e.sender = $5 AND e.recipient = $6 AND e.asset_identifier = $7 AND e.event_type = $9 ORDER BY e.block_height, e.event_index LIMIT $8",
+      "WHERE e.canonical AND e.committed AND (e.block_height, e.event_index) > ($1, $2) AND e.block_height <= $3 AND (hashtextextended(e.contract_id, 0) = hashtextextended($4, 0) AND e.contract_id = $4) AND (hashtextextended(e.sender, 0) = hashtextextended($5, 0) AND e.sender = $5) AND (hashtextextended(e.recipient, 0) = hashtextextended($6, 0) AND e.recipient = $6) AND (hashtextextended(e.asset_identifier, 0) = hashtextextended($7, 0) AND e.asset_identifier = $7) AND (hashtextextended(e.event_type, 0) = hashtextextended($9, 0) AND e.event_type = $9) ORDER BY e.block_height, e.event_index LIMIT $8",
     );
     expect(sql).not.toContain("DROP");
   });
@@ -78,7 +78,9 @@ describe("compileEventsPage", () => {
     const sql = squash(c?.sql ?? "");
     expect(sql.match(/UNION ALL/g)).toHaveLength(2);
     for (const p of ["$3", "$4", "$5"])
-      expect(sql).toContain(`AND e.event_type = ${p} ORDER BY e.block_height, e.event_index LIMIT $2)`);
+      expect(sql).toContain(
+        `AND (hashtextextended(e.event_type, 0) = hashtextextended(${p}, 0) AND e.event_type = ${p}) ORDER BY e.block_height, e.event_index LIMIT $2)`,
+      );
     expect(sql).toContain(") u ORDER BY block_height, event_index LIMIT $2) p");
   });
 
@@ -104,7 +106,7 @@ describe("compileListPage: tip, horizon and page in one statement (one snapshot)
       "WHERE e.canonical AND e.committed AND e.block_height <= tip.max_height ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1) h ON true",
     );
     expect(sql).toContain(
-      "WHERE e.canonical AND e.committed AND (e.block_height, e.event_index) > ($2, $3) AND e.block_height <= tip.max_height AND e.sender = $4 ORDER BY e.block_height, e.event_index LIMIT $5",
+      "WHERE e.canonical AND e.committed AND (e.block_height, e.event_index) > ($2, $3) AND e.block_height <= tip.max_height AND (hashtextextended(e.sender, 0) = hashtextextended($4, 0) AND e.sender = $4) ORDER BY e.block_height, e.event_index LIMIT $5",
     );
     expect(sql).toContain("COALESCE(p.block_height <= tip.finalized_height, false) AS finalized");
     expect(sql).toMatch(/LEFT JOIN LATERAL \(.*\) p ON true ORDER BY p\.block_height, p\.event_index$/);
