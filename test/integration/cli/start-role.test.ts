@@ -3,6 +3,9 @@
  * embedded database, stops start-up with one clear line and exit code 2, never a stack trace; on
  * PostgreSQL, `--role api` starts the API alone (no observer port) and says so in GET /status.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, spawnCli } from "../../support/cli.js";
 import { TEST_DB_KIND, createPgDatabase } from "../../support/db.js";
@@ -33,13 +36,14 @@ describe("sluice start --role", () => {
     "--role api starts the API without an observer",
     async () => {
       const db = await createPgDatabase();
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-start-role-"));
       const child = spawnCli(["start", "--role", "api"], {
         DATABASE_URL: db.url,
         API_PORT: "0",
         OBSERVER_PORT: "0",
         LOG_LEVEL: "info",
         LOG_FORMAT: "json",
-        DATA_DIR: ".tmp/start-role-api",
+        DATA_DIR: dataDir,
       });
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       try {
