@@ -27,12 +27,19 @@ import { buildNodeReport } from "./observer/node-report.js";
 import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 import { createExtendedApp } from "./extended/index.js";
+import { createIngestLeadership, type IngestLeadership } from "./scale/ingest-leadership.js";
+import { createLeaderJournalProcessor } from "./scale/leader-processor.js";
+import { dutiesOf, type Role } from "./scale/roles.js";
 
 export interface Service {
   config: Readonly<Config>;
   db: Db;
   apiUrl: string;
+  /** The observer's base URL; empty when this process's role does not observe (ROLE=api, dispatcher). */
   observerUrl: string;
+  /** This process's role (ROLE) and whether it applies blocks now (always for `all`). */
+  role: Role;
+  isIngestLeader(): boolean;
   /** The Extended view's base URL, or null when EXTENDED_PORT is unset. */
   extendedUrl: string | null;
   shutdown: Shutdown;
@@ -71,6 +78,7 @@ async function listenOrExplain<L>(
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const shutdown = createShutdown((name, err) => logger.error({ msg: "shutdown step failed", step: name, error: err }));
+  const duties = dutiesOf(config.role);
   try {
     // Both ports are bound before the database is opened or migrated: a port in use fails start-up
     // at once, with nothing changed, and no other process can take the port meanwhile. Until the
@@ -81,16 +89,18 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     );
     // Closes last; only matters when start-up fails before the servers are registered below.
     shutdown.add("api port", () => apiServer.close());
-    const observerServer = await listenOrExplain(
-      {
-        hostVariable: "OBSERVER_HOST",
-        portVariable: "OBSERVER_PORT",
-        host: config.observerHost,
-        port: config.observerPort,
-      },
-      listenObserver,
-    );
-    shutdown.add("observer port", () => observerServer.close());
+    const observerServer = duties.observes
+      ? await listenOrExplain(
+          {
+            hostVariable: "OBSERVER_HOST",
+            portVariable: "OBSERVER_PORT",
+            host: config.observerHost,
+            port: config.observerPort,
+          },
+          listenObserver,
+        )
+      : null;
+    if (observerServer) shutdown.add("observer port", () => observerServer.close());
     const extendedConfig = config.extended;
     const extendedServer = extendedConfig
       ? await listenOrExplain(
@@ -113,6 +123,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
       }));
     if (!options.db) shutdown.add("database", () => db.close());
+    if (config.role !== "all" && db.kind !== "postgres") {
+      throw new Error(`ROLE=${config.role} needs PostgreSQL (DATABASE_URL); the embedded database runs ROLE=all only`);
+    }
     const applied = await migrate(db);
     if (applied.length) logger.info({ msg: "migrations applied", versions: applied });
 
@@ -123,7 +136,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // the processor below exists.
     const metrics = createServiceMetrics({
       db,
-      backlog: () => processor.backlog,
+      backlog: () => processor?.backlog ?? 0,
+      leader: () => isIngestLeader(),
       stacksNodeRpcUrl: config.stacksNodeRpcUrl,
     });
     const activity = createObserverActivity();
@@ -153,7 +167,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         },
       },
     });
-    await ingestor.refreshFinality();
+    if (duties.applies !== "never") await ingestor.refreshFinality();
     // The embedded database has one connection: journal observer requests to an fsynced file so an
     // acknowledgement never waits for the block transaction in flight (DESIGN.md §2 step 1).
     const journal = reportProcessed(
@@ -168,8 +182,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       },
     );
     shutdown.add("observer journal", () => journal.close());
-    const processor = createJournalProcessor({ journal, logger, onOutcome: options.onOutcome });
-    shutdown.add("ingestion", () => processor.stop());
+    // ROLE=ingest: applies only while it holds the leadership (runtime/scale); ROLE=all always.
+    let leadership: IngestLeadership | null = null;
+    if (duties.applies === "when-leader") {
+      const lead = createIngestLeadership({ databaseUrl: config.databaseUrl ?? "", logger });
+      shutdown.add("ingest leadership", () => lead.stop());
+      leadership = lead;
+    }
+    const processor =
+      duties.applies === "always"
+        ? createJournalProcessor({ journal, logger, onOutcome: options.onOutcome })
+        : leadership
+          ? createLeaderJournalProcessor({ db, journal, leadership, logger, onOutcome: options.onOutcome })
+          : null;
+    if (processor) shutdown.add("ingestion", () => processor.stop());
+    const isIngestLeader = () => (leadership ? leadership.isLeader : duties.applies === "always");
 
     const chainHub = await createChainHub({ db, logger });
     shutdown.add("chain hub", () => chainHub.close());
@@ -187,7 +214,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         isReady: () => ready,
         getStatus: async () => ({
           status: ready ? "ok" : "starting",
-          ...(await readIngestStatus(db, processor)),
+          role: config.role,
+          ingest: { leader: isIngestLeader() },
+          ...(await readIngestStatus(db, processor ?? undefined)),
           webhooks: await webhooks.service.backlogTotals(),
         }),
       },
@@ -208,26 +237,32 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       shutdown.add("extended server", () => extendedServer.close());
     }
 
-    await processor.start(); // recover what was journaled but not processed before the last stop
-    await webhooks.dispatcher.start();
-    shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
-    const observer = createObserverApp({
-      journal,
-      processor,
-      logger,
-      bodyLimit: config.observerBodyLimit,
-      allowFrom: config.observerAllowFrom,
-      activity,
-    });
-    observerServer.serve(observer);
-    // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
-    shutdown.add("observer server", () => observerServer.close());
+    await leadership?.start(); // the first try for the lock, so a lone ingest process leads at once
+    await processor?.start(); // recover what was journaled but not processed before the last stop
+    if (duties.delivers) {
+      await webhooks.dispatcher.start();
+      shutdown.add("webhook dispatcher", () => webhooks.dispatcher.stop());
+    }
+    if (observerServer && processor) {
+      const observer = createObserverApp({
+        journal,
+        processor,
+        logger,
+        bodyLimit: config.observerBodyLimit,
+        allowFrom: config.observerAllowFrom,
+        activity,
+      });
+      observerServer.serve(observer);
+      // Registered last so it closes first: stop accepting new blocks, then finish the one in flight.
+      shutdown.add("observer server", () => observerServer.close());
+    }
     ready = true;
     logger.info({
       msg: "sluice started",
       api: apiServer.url,
-      observer: observerServer.url,
+      observer: observerServer?.url ?? null,
       extended: extendedServer?.url ?? null,
+      role: config.role,
       network: config.network,
       database: db.kind,
     });
@@ -236,12 +271,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       config,
       db,
       apiUrl: apiServer.url,
-      observerUrl: observerServer.url,
+      observerUrl: observerServer?.url ?? "",
+      role: config.role,
+      isIngestLeader,
       extendedUrl: extendedServer?.url ?? null,
       shutdown,
       subgraphs,
       webhooks,
-      idle: () => processor.idle(),
+      idle: () => processor?.idle() ?? Promise.resolve(),
       stop: () => shutdown.run(),
     };
   } catch (err) {

@@ -9,6 +9,10 @@ export type Register = (program: Command) => void | Promise<void>;
 
 /** Top-level commands: the description shown in `sluice --help`, and how to register the real command. */
 export const COMMANDS: Readonly<Record<string, { description: string; register: Register }>> = {
+  start: {
+    description: "run the service, or one role of it (--role api|ingest|dispatcher|all)",
+    register: async (p) => (await import("./start-command.js")).registerStartCommand(p),
+  },
   import: {
     description: "replay a stacks-blockchain-api event-replay TSV through the ingest path",
     register: async (p) => (await import("./import-command.js")).registerImportCommand(p),

@@ -7,6 +7,7 @@ import path from "node:path";
 import { ConfigError } from "../internal/errors.js";
 import { type AddressRange, parseAddressRanges } from "./address-allow-list.js";
 import { NETWORKS, NETWORK_CONTRACTS, type Network, type NetworkContracts } from "./networks.js";
+import { ROLES, type Role } from "../scale/roles.js";
 
 export interface Config {
   apiHost: string;
@@ -24,6 +25,8 @@ export interface Config {
   /** INSTANCE_TOKEN, or the legacy SLUICE_API_KEY when the canonical one is unset. */
   instanceToken: string | null;
   databaseUrl: string | null;
+  /** ROLE (or `sluice start --role`): this process's share of the service (runtime/scale/roles.ts). */
+  role: Role;
   dataDir: string;
   network: Network;
   contracts: NetworkContracts;
@@ -144,6 +147,13 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     wholeNumber("OBSERVER_BODY_LIMIT_MB", 256, (n) => n >= 64, "must be a whole number of at least 64") * MB;
 
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
+  const role = oneOf("ROLE", ROLES, "all");
+  // Roles split the service across processes sharing one database; the embedded one is in-process.
+  if (role !== "all" && !databaseUrl) {
+    problems.push(
+      `ROLE=${role} needs PostgreSQL (DATABASE_URL): the embedded database serves one process, which runs every role (ROLE=all)`,
+    );
+  }
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must start with postgres:// or postgresql://");
   }
@@ -233,6 +243,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     observerAllowFrom,
     instanceToken,
     databaseUrl,
+    role,
     dataDir: path.resolve(str("DATA_DIR", "./data")),
     network,
     contracts: NETWORK_CONTRACTS[network],

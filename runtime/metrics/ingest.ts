@@ -18,6 +18,8 @@ export interface IngestGaugeSources {
   db: Queryable;
   /** Requests acknowledged but not yet processed (the observer processor's queue). */
   backlog(): number;
+  /** Whether this process applies blocks now (README "Running several processes"); absent: it does. */
+  leader?(): boolean;
 }
 
 /** Blocks take milliseconds to seconds; the genesis block and big reorgs take longer. */
@@ -61,6 +63,14 @@ export function createIngestMetrics(registry: Registry, sources: IngestGaugeSour
     registers,
     collect() {
       this.set(sources.backlog());
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}ingest_leader`,
+    help: "1 while this process applies blocks (ROLE=all, or the ingest leader), else 0",
+    registers,
+    collect() {
+      this.set(sources.leader === undefined || sources.leader() ? 1 : 0);
     },
   });
   // One query feeds the tip gauges: each collect() awaits the same read.

@@ -46,6 +46,7 @@ export const SERVICE_ENTRY = path.join(REPO_ROOT, "runtime/main.ts");
 export interface ServiceProcess {
   child: ChildProcess;
   apiUrl: string;
+  /** Empty when the role does not observe. */
   observerUrl: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
@@ -69,10 +70,11 @@ export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_
     }, timeoutMs);
     child.stderr?.on("data", (d) => {
       err += d;
-      const m = /"msg":"sluice started".*?"api":"([^"]+)".*?"observer":"([^"]+)"/.exec(err);
+      // A role without an observer (ROLE=api, dispatcher) logs "observer":null.
+      const m = /"msg":"sluice started".*?"api":"([^"]+)".*?"observer":(?:"([^"]+)"|null)/.exec(err);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, apiUrl: m[1], observerUrl: m[2], exited, stderr: () => err });
+        resolve({ child, apiUrl: m[1], observerUrl: m[2] ?? "", exited, stderr: () => err });
       }
     });
     void exited.then(({ code }) => {
