@@ -8,18 +8,7 @@ import { describe, expect, it } from "vitest";
 import { fastClarityJson, NotFast } from "../../../runtime/chain/decode/clarity-fast-json.js";
 import { clarityToJson } from "../../../runtime/chain/decode/index.js";
 import type { ClarityJson } from "../../../runtime/chain/types.js";
-
-/** Deterministic PRNG (mulberry32): failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../../support/subgraph-read.js";
 
 const ADDRESSES = [
   "SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7",
@@ -97,7 +86,7 @@ function fast(bytes: Uint8Array): Outcome | "not-fast" {
 
 describe("fastClarityJson", () => {
   it("gives the library's JSON for 3,000 random values", () => {
-    const next = rng(7);
+    const next = prng("clarity-values"); // deterministic: failures reproduce
     for (let i = 0; i < 3000; i++) {
       const cv = randomValue(next, 0);
       const bytes = serializeCVBytes(cv);
@@ -108,7 +97,7 @@ describe("fastClarityJson", () => {
   });
 
   it("never answers where the library refuses, nor differently where it accepts, on 20,000 corruptions", () => {
-    const next = rng(11);
+    const next = prng("clarity-corruptions");
     let refused = 0;
     for (let i = 0; i < 20_000; i++) {
       const bytes = serializeCVBytes(randomValue(next, 0)).slice();
