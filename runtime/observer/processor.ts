@@ -22,6 +22,41 @@ export interface JournalProcessor {
   readonly lastError: string | null;
 }
 
+/**
+ * Processes one journaled entry, retrying with backoff until it is done (true) or `going()` turns
+ * false (false). `noteError` hears each failure's message, and null on success.
+ */
+export async function processWithRetry(
+  entry: JournaledRequest,
+  deps: {
+    journal: ObserverJournal;
+    logger: Logger;
+    onOutcome?: (o: IngestOutcome) => void;
+    retryDelay: (attempt: number) => number;
+    going: () => boolean;
+    noteError: (message: string | null) => void;
+  },
+): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    if (!deps.going()) return false;
+    try {
+      const outcome = await deps.journal.process(entry);
+      deps.onOutcome?.(outcome);
+      deps.noteError(null);
+      return true;
+    } catch (err) {
+      deps.noteError(errorMessage(err));
+      deps.logger.error({
+        msg: "block processing failed; will retry",
+        journal: journalRef(entry),
+        attempt,
+        error: err,
+      });
+      await new Promise((r) => setTimeout(r, deps.retryDelay(attempt)));
+    }
+  }
+}
+
 export function createJournalProcessor(deps: {
   journal: ObserverJournal;
   logger: Logger;
@@ -47,24 +82,16 @@ export function createJournalProcessor(deps: {
 
   async function run(): Promise<void> {
     while (queue.length && !stopping) {
-      const entry = queue[0];
-      for (let attempt = 0; !stopping; attempt++) {
-        try {
-          const outcome = await journal.process(entry);
-          deps.onOutcome?.(outcome);
-          lastError = null;
-          break;
-        } catch (err) {
-          lastError = errorMessage(err);
-          deps.logger.error({
-            msg: "block processing failed; will retry",
-            journal: journalRef(entry),
-            attempt,
-            error: err,
-          });
-          await new Promise((r) => setTimeout(r, retryDelay(attempt)));
-        }
-      }
+      await processWithRetry(queue[0], {
+        journal,
+        logger: deps.logger,
+        onOutcome: deps.onOutcome,
+        retryDelay,
+        going: () => !stopping,
+        noteError: (message) => {
+          lastError = message;
+        },
+      });
       if (!stopping) queue.shift();
     }
   }

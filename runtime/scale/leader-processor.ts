@@ -12,7 +12,7 @@ import type { Queryable } from "../db/types.js";
 import { errorMessage } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { JournaledRequest, ObserverJournal } from "../observer/journal.js";
-import type { JournalProcessor } from "../observer/processor.js";
+import { type JournalProcessor, processWithRetry } from "../observer/processor.js";
 import type { IngestLeadership } from "./ingest-leadership.js";
 
 const BATCH = 100;
@@ -55,22 +55,17 @@ export function createLeaderJournalProcessor(deps: {
   }
 
   /** One row, retried with backoff; false when leadership (or the process) ended first. */
-  async function processOne(entry: JournaledRequest): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      if (!applying()) return false;
-      try {
-        // Not inside `onOutcome?.(…)`: an absent listener would skip evaluating the argument.
-        const outcome = await journal.process(entry);
-        deps.onOutcome?.(outcome);
-        lastError = null;
-        return true;
-      } catch (err) {
-        lastError = errorMessage(err);
-        logger.error({ msg: "block processing failed; will retry", attempt, error: err });
-        await new Promise((r) => setTimeout(r, retryDelay(attempt)));
-      }
-    }
-  }
+  const processOne = (entry: JournaledRequest) =>
+    processWithRetry(entry, {
+      journal,
+      logger,
+      onOutcome: deps.onOutcome,
+      retryDelay,
+      going: applying,
+      noteError: (message) => {
+        lastError = message;
+      },
+    });
 
   const kick = () => {
     if (!started || stopping) return;

@@ -23,11 +23,9 @@ function format(value: bigint, scale: number): string {
 
 /** `a + b` with the larger scale of the two (PostgreSQL NUMERIC addition). */
 export function addDecimals(a: string, b: string): string {
-  const x = parse(a);
-  const y = parse(b);
-  const scale = Math.max(x.scale, y.scale);
-  const value = x.value * 10n ** BigInt(scale - x.scale) + y.value * 10n ** BigInt(scale - y.scale);
-  return format(value, scale);
+  const sum = decimalSum(a);
+  addToSum(sum, b);
+  return formatSum(sum);
 }
 
 /** The text PostgreSQL prints for a NUMERIC input (leading zeros dropped, scale kept, no "-0"). */
