@@ -1,6 +1,5 @@
 /**
- * Reorgs and webhooks (SPEC.md "Reorg rollback data", "Events"; DESIGN.md §2, §5; issue
- * "Webhooks" items 3 and 5):
+ * Reorgs and webhooks (SPEC.md "Reorg rollback data", "Events"; DESIGN.md §2, §5):
  * - the recorded mainnet reorg fixtures produce exactly the rollback deliveries an independent
  *   model of the fixture predicts (fork point, orphaned applies);
  * - on a simulated chain with many won forks, a receiver that folds deliveries in arrival order

@@ -1,6 +1,6 @@
 /**
- * Run-time subgraph management over HTTP (SPEC.md "Write and management routes"; issue
- * "Subgraphs" item 5): deploy a YAML or JSON spec (validate → generate → migrate → backfill from
+ * Run-time subgraph management over HTTP (SPEC.md "Write and management routes"):
+ * deploy a YAML or JSON spec (validate → generate → migrate → backfill from
  * stored blocks, then live), redeploys (unchanged, additive in place, breaking → 409 unless
  * `?replace=true`), reindex, delete, the error codes, and the token. Expected rows are computed
  * from the simulated payloads.
