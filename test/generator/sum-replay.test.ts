@@ -89,7 +89,7 @@ describe("sumReplayOf", () => {
       "a condition",
       BASE.replace(
         "    - increment: balances\n      key:\n        kind: ft\n        holder: ${event.recipient}",
-        "    - increment: balances\n      when: event.amount != \"0\"\n      key:\n        kind: ft\n        holder: ${event.recipient}",
+        '    - increment: balances\n      when: event.amount != "0"\n      key:\n        kind: ft\n        holder: ${event.recipient}',
       ),
     ],
     [
