@@ -196,6 +196,7 @@ export async function startReplicaCluster(): Promise<ReplicaCluster | string> {
     }, 60_000);
     if (!recovering) throw new Error(`the replica did not come up in recovery: ${readLog(base, "replica.log")}`);
 
+    const created: string[] = [];
     const cluster: ReplicaCluster = {
       primaryNote,
       basebackupSeconds,
@@ -203,6 +204,7 @@ export async function startReplicaCluster(): Promise<ReplicaCluster | string> {
       replicaUrl: (database) => url("127.0.0.1", replicaPort, database),
       async createDatabase(name) {
         await onPrimary(`CREATE DATABASE ${name}`);
+        created.push(name);
         const there = await waitUntil(
           async () =>
             (await onReplica<{ n: string }>("SELECT count(*) AS n FROM pg_database WHERE datname = $1", [name]))[0]
@@ -229,6 +231,10 @@ export async function startReplicaCluster(): Promise<ReplicaCluster | string> {
         if (!ok) throw new Error(`the replica did not replay up to ${lsn} within ${timeoutMs} ms`);
       },
       async close() {
+        // On the local server the databases outlive the replica: drop them (a throwaway primary goes whole).
+        if (refusal === null) {
+          for (const name of created) await onPrimary(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+        }
         forget();
         cleanupSync();
       },
@@ -323,7 +329,8 @@ async function primaryQuery<T>(host: string, port: number, sql: string, params: 
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port nothing listens on now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
