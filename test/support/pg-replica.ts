@@ -37,6 +37,8 @@ export interface ReplicaCluster {
   createDatabase(name: string): Promise<void>;
   pauseReplay(): Promise<void>;
   resumeReplay(): Promise<void>;
+  /** Stops the replica at once (immediate shutdown), as a crash would. */
+  stopReplica(): Promise<void>;
   /** Waits until the replica has replayed everything the primary had written when called. */
   waitCaughtUp(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -218,6 +220,10 @@ export async function startReplicaCluster(): Promise<ReplicaCluster | string> {
       },
       async resumeReplay() {
         await onReplica("SELECT pg_wal_replay_resume()");
+      },
+      async stopReplica() {
+        await pgRun("pg_ctl", ["-D", replicaDir, "-m", "immediate", "-w", "stop"]);
+        servers.splice(servers.indexOf(replicaDir), 1);
       },
       async waitCaughtUp(timeoutMs = 30_000) {
         const [{ lsn }] = await onPrimary<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");

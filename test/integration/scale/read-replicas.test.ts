@@ -12,7 +12,10 @@
  * 3. replay paused across a reorg: the replica's tip is rolled back on the primary, so A rejects
  *    every replica answer and reads the primary (answers equal R's, none 5xx); B skips the
  *    replica as lagging (visible in /status with its lag); the unreachable one is reported;
- * 4. resumed and caught up at the end: A and B answer from the replica, equal to R.
+ * 4. resumed and caught up at the end: A and B answer from the replica, equal to R;
+ * 5. the replica stopped (immediate shutdown): A's reads on it fail and run on the primary, never
+ *    a 5xx, and /status reports it unreachable.
+ * A's third "replica" is the primary itself: not in recovery, so never used.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresDb } from "../../../runtime/db/postgres.js";
@@ -96,7 +99,7 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("read replicas on a streaming repli
     const common = { NETWORK: "devnet", DATABASE_URL: primaryUrl };
     A = await startTestService(await open(primaryUrl), {
       ...common,
-      DATABASE_READ_URL: `${replicaUrl},${unreachable}`,
+      DATABASE_READ_URL: `${replicaUrl},${unreachable},${primaryUrl}`,
       READ_REPLICA_MAX_LAG_MS: "60000",
     });
     services.push(A);
@@ -272,6 +275,9 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("read replicas on a streaming repli
     expect(gone).toMatchObject({ replica: "1", state: "unreachable", used: false });
     expect(gone.error).toMatch(/ECONNREFUSED|connect/);
     expect(gone.address).toMatch(/^127\.0\.0\.1:\d+\/sluice_test_/);
+    const notReplica = (await replicas(A))[2];
+    expect(notReplica).toMatchObject({ replica: "2", state: "not_a_replica", used: false });
+    expect(notReplica.reads).toEqual({ served: 0, not_canonical: 0, failed: 0 });
     const metrics = await (await fetch(`${A.apiUrl}/metrics`)).text();
     expect(metrics).toMatch(/^sluice_read_replica_lag_seconds\{replica="0"\} [0-9.e+-]+$/m);
     expect(metrics).toMatch(/^sluice_read_replica_lag_bytes\{replica="0"\} [1-9][0-9]*$/m);
@@ -292,5 +298,18 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("read replicas on a streaming repli
     expect(after.served - before.served).toBe(urls.length);
     urls = await readUrls(5);
     await expectSameAsReference(B, urls);
+
+    // 5. The replica goes down: reads in flight on it fail over to the primary, then it is skipped.
+    await cluster.stopReplica();
+    urls = await readUrls(6);
+    before = await reads(A);
+    await expectSameAsReference(A, urls);
+    after = await reads(A);
+    expect(after.served - before.served).toBe(0);
+    const down = await waitState(A, "unreachable");
+    expect(down.used).toBe(false);
+    expect(down.error).not.toBeNull();
+    await expectSameAsReference(A, await readUrls(7));
+    expect(await reads(A), "an unreachable replica is not tried").toEqual(after);
   });
 });
