@@ -157,7 +157,9 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("read replicas on a streaming repli
     const list = JSON.parse((await get(R, "/v1/subgraphs")).body) as {
       subgraphs: { name: string; tables: Record<string, unknown> }[];
     };
+    urls.push("/v1/subgraphs");
     for (const sg of list.subgraphs) {
+      urls.push(`/v1/subgraphs/${sg.name}`);
       for (const table of Object.keys(sg.tables)) {
         const base = `/v1/subgraphs/${sg.name}/${table}`;
         urls.push(`${base}?_limit=${50 - variant}`, `${base}/count`, `${base}/aggregate`);
