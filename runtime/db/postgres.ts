@@ -15,10 +15,20 @@ const typeParsers = {
   },
 };
 
-export async function createPostgresDb(connectionString: string, poolSize = 10): Promise<Db> {
+export interface PostgresDbOptions {
+  /** Gives up on a connection not established within this many ms (pg's default: wait forever). */
+  connectTimeoutMs?: number;
+}
+
+export async function createPostgresDb(
+  connectionString: string,
+  poolSize = 10,
+  { connectTimeoutMs }: PostgresDbOptions = {},
+): Promise<Db> {
+  const timeout = connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs };
   // One short connection first: fails fast with a clear error when unreachable, and reads the
   // server's planner setting (planner-settings.ts).
-  const probe = new pg.Client({ connectionString });
+  const probe = new pg.Client({ connectionString, ...timeout });
   probe.on("error", () => {});
   await probe.connect();
   let settings: Record<string, string>;
@@ -33,6 +43,7 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
+    ...timeout,
     types: typeParsers as pg.CustomTypesConfig,
     ...(options === undefined ? {} : { options }),
   });
@@ -120,7 +131,7 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   let listener: pg.Client | null = null;
   const ensureListener = async () => {
     if (listener) return listener;
-    const client = new pg.Client({ connectionString });
+    const client = new pg.Client({ connectionString, ...timeout });
     client.on("error", () => {});
     await client.connect();
     client.on("notification", (msg) => {
