@@ -182,7 +182,8 @@ function progressJson(progress: SubgraphProgress): ProgressJson {
 }
 
 async function tipState(ctx: SubgraphsContext): Promise<TipState> {
-  if (!ctx.chainHub) return readTipState(ctx); // no notifications to invalidate a cache with
+  // No notifications to invalidate a cache with (no hub, or its listening connection is down).
+  if (!ctx.chainHub?.live) return readTipState(ctx);
   const cache = cacheFor(ctx.chainHub);
   if (cache.state && Date.now() - cache.state.at < TIP_CACHE_MS) return cache.state;
   const state = await readTipState(ctx);
