@@ -5,6 +5,7 @@
  */
 import { VariableDeclarationKind } from "ts-morph";
 import { compileCondition, compileDelta, compileExpression } from "./expr/compile-expression.js";
+import { sumReplayOf } from "./sum-replay.js";
 import { helperSources } from "./expr/runtime-helpers.js";
 import { headerLines, SERVING_HANDLERS, tsHeader } from "./header.js";
 import type { Assignment, HandlerModel, OperationModel, SubgraphModel } from "./model.js";
@@ -91,6 +92,8 @@ function moduleLiteral(model: SubgraphModel, handlers: readonly (readonly [strin
     ["tables", data(Object.fromEntries(model.tables.map((t) => [t.name, buildTableMeta(t)])))],
     ["handlers", tsObject(handlers, "  ")],
   );
+  const summed = sumReplayOf(model);
+  if (summed !== undefined) entries.push(["sumReplay", data(summed)]);
   return tsObject(entries);
 }
 

@@ -246,6 +246,128 @@ export const subgraph: SubgraphModule = {
       return ops;
     },
   },
+  sumReplay: [
+    {
+      source: "ftXfer",
+      table: "holdings",
+      key: {
+        kind: { literal: "ft" },
+        asset_identifier: { field: "asset_identifier" },
+        holder: { field: "sender" },
+      },
+      deltas: {
+        amount: { field: "amount", negate: true },
+      },
+    },
+    {
+      source: "ftXfer",
+      table: "holdings",
+      key: {
+        kind: { literal: "ft" },
+        asset_identifier: { field: "asset_identifier" },
+        holder: { field: "recipient" },
+      },
+      deltas: {
+        amount: { field: "amount" },
+      },
+    },
+    {
+      source: "ftMint",
+      table: "holdings",
+      key: {
+        kind: { literal: "ft" },
+        asset_identifier: { field: "asset_identifier" },
+        holder: { field: "recipient" },
+      },
+      deltas: {
+        amount: { field: "amount" },
+      },
+    },
+    {
+      source: "ftBurn",
+      table: "holdings",
+      key: {
+        kind: { literal: "ft" },
+        asset_identifier: { field: "asset_identifier" },
+        holder: { field: "sender" },
+      },
+      deltas: {
+        amount: { field: "amount", negate: true },
+      },
+    },
+    {
+      source: "stxXfer",
+      table: "holdings",
+      key: {
+        kind: { literal: "stx" },
+        asset_identifier: { literal: "STX" },
+        holder: { field: "sender" },
+      },
+      deltas: {
+        amount: { field: "amount", negate: true },
+      },
+    },
+    {
+      source: "stxXfer",
+      table: "holdings",
+      key: {
+        kind: { literal: "stx" },
+        asset_identifier: { literal: "STX" },
+        holder: { field: "recipient" },
+      },
+      deltas: {
+        amount: { field: "amount" },
+      },
+    },
+    {
+      source: "stxMint",
+      table: "holdings",
+      key: {
+        kind: { literal: "stx" },
+        asset_identifier: { literal: "STX" },
+        holder: { field: "recipient" },
+      },
+      deltas: {
+        amount: { field: "amount" },
+      },
+    },
+    {
+      source: "stxBurn",
+      table: "holdings",
+      key: {
+        kind: { literal: "stx" },
+        asset_identifier: { literal: "STX" },
+        holder: { field: "sender" },
+      },
+      deltas: {
+        amount: { field: "amount", negate: true },
+      },
+    },
+    {
+      source: "stxFee",
+      table: "holdings",
+      key: {
+        kind: { literal: "stx" },
+        asset_identifier: { literal: "STX" },
+        holder: { field: "sender" },
+      },
+      deltas: {
+        amount: { field: "amount", negate: true },
+      },
+    },
+    {
+      source: "minerReward",
+      table: "holdings",
+      key: {
+        kind: { literal: "stx" },
+        asset_identifier: { literal: "STX" },
+        holder: { field: "recipient" },
+      },
+      deltas: {
+        amount: { field: "amount" },
+      },
+    },
+  ],
 };
 
 // Expression helpers (pure; inlined by the generator).

@@ -122,6 +122,11 @@ export interface SubgraphEngineDeps {
   builtins?: readonly SubgraphModule[];
   /** Blocks per backfill transaction (default 250). */
   backfillBatchBlocks?: number;
+  /**
+   * Whether backfills sum the settled blocks of subgraphs made of increments in SQL (default true;
+   * false replays them one operation at a time, which gives the same rows).
+   */
+  sumReplay?: boolean;
   /** Prune the undo journal every N applied blocks (default 64). */
   pruneEveryBlocks?: number;
   /** Hears each live block's per-subgraph apply time and failures (runtime/metrics/subgraphs.ts). */
@@ -461,6 +466,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         cache,
         traits,
         batchBlocks: deps.backfillBatchBlocks ?? 250,
+        sumReplay: deps.sumReplay ?? true,
         isClosing: () => closing,
         subgraph: active,
       },

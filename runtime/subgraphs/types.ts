@@ -197,6 +197,25 @@ export interface SubgraphModule {
   tables: Record<string, TableMeta>;
   handlers: Record<string, Handler>;
   startBlock?: number;
+  /**
+   * Present when every handler is an unconditional increment of event fields (sum-replay.ts): the
+   * same operations as data, so a backfill of settled blocks can sum them in one SQL statement.
+   */
+  sumReplay?: SumReplayOp[];
+}
+
+/** An event field a summed replay reads from the stored chain rows. */
+export type SumField = "contract_id" | "asset_identifier" | "sender" | "recipient" | "amount";
+
+/** A key value or delta of a summed increment: a literal, or an event field (negated for a debit). */
+export type SumTerm = { literal: string } | { field: SumField; negate?: boolean };
+
+/** One increment of a handler, as data: its source, table, key values and deltas. */
+export interface SumReplayOp {
+  source: string;
+  table: string;
+  key: Record<string, SumTerm>;
+  deltas: Record<string, SumTerm>;
 }
 
 /**
