@@ -122,6 +122,12 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
     }
   }
 
+  // Liveness (see the module comment): after a resume, the first read that started after it and
+  // succeeded has caught up with whatever was not notified meanwhile.
+  let live = true;
+  let resumes = 0;
+  let catchUp: number | null = null;
+
   // Single flight: a notification during a refresh asks for exactly one more.
   let running: Promise<void> | null = null;
   let again = false;
@@ -135,8 +141,14 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
       try {
         do {
           again = false;
+          const started = resumes;
           try {
             await refreshOnce();
+            if (catchUp !== null && started === catchUp) {
+              catchUp = null;
+              live = true;
+              logger.info({ msg: "chain notifications resumed" });
+            }
           } catch (err) {
             logger.warn({ msg: "chain hub refresh failed", error: errorMessage(err) });
           }
@@ -148,22 +160,16 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
     return running;
   };
 
-  let live = true;
-  let losses = 0;
   const unlisten = await db.listen(CHAIN_CHANNEL, () => void refresh(), {
     onLost() {
       live = false;
-      losses++;
+      catchUp = null;
       logger.warn({ msg: "chain notifications lost; reconnecting (streams follow the tip by polling meanwhile)" });
     },
     onResume() {
       // Whatever committed while away was not notified: read it now, then trust `state` again.
-      const loss = losses;
-      void refresh().then(() => {
-        if (closed || loss !== losses) return;
-        live = true;
-        logger.info({ msg: "chain notifications resumed" });
-      });
+      catchUp = ++resumes;
+      void refresh();
     },
   });
   const pingTimer = setInterval(() => emit({ kind: "ping" }), options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
