@@ -6,8 +6,8 @@
  * - Event streams spread over the API processes, and one on the ingest process itself, receive
  *   exactly the frames (ids, order, reorg frames) a client of one process receives, computed here
  *   from the posted chain alone: the chain is posted one request at a time and the next request
- *   waits until every client holds the frames of the previous ones, which makes the frame sequence
- *   a function of the chain (runtime/api/events/stream-session.ts "Client contract").
+ *   waits until the previous one is applied and every client holds its frames, which makes the
+ *   frame sequence a function of the chain (runtime/api/events/stream-session.ts "Client contract").
  * - sBTC transfer row streams end each step with the transfers the chain so far makes
  *   (test/support/subgraph-expect.ts), and every process sends the same frames.
  * - Right after the leader commits a reorg, a page the API processes had cached shows the new
@@ -151,9 +151,14 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("SSE fan-out and reads across proce
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const tipHash = async (): Promise<string | null> =>
-    ((await (await fetch(`${ingest.apiUrl}/status`)).json()) as { tip: { index_block_hash: string | null } }).tip
-      .index_block_hash;
+  /** The ingest process's tip hash once every request posted so far is applied, else undefined. */
+  const appliedTip = async (): Promise<string | null | undefined> => {
+    const status = (await (await fetch(`${ingest.apiUrl}/status`)).json()) as {
+      tip: { index_block_hash: string | null };
+      counts: { journal_pending: number };
+    };
+    return status.counts.journal_pending === 0 ? status.tip.index_block_hash : undefined;
+  };
 
   const page = async (svc: ServiceProcess, query: string) =>
     (await (await fetch(`${svc.apiUrl}/v1/index/events?${query}`)).json()) as {
@@ -176,7 +181,9 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("SSE fan-out and reads across proce
       const query = fork == null ? "" : `from_height=${fork}&limit=200`;
       if (fork != null) for (const svc of apis) await page(svc, query); // cached under the old tip
       await postObserver(ingest.observerUrl, r.path, r.body);
-      await waitFor(async () => (await tipHash()) === after.tipHash, { timeoutMs: 30_000, intervalMs: 10 });
+      // Applied before anything else is posted: a block committing while the processes still
+      // read the previous one could make a stream's frames depend on timing (at-least-once).
+      await waitFor(async () => (await appliedTip()) === after.tipHash, { timeoutMs: 30_000, intervalMs: 10 });
       const appliedAt = Date.now();
       if (fork != null) {
         const want = modelChain(prefix).events.filter((e) => e.block_height >= (fork as number));
