@@ -92,19 +92,12 @@ const heldTransfers = (c: SseClient) =>
     .sort();
 
 describe.skipIf(TEST_DB_KIND !== "postgres")("SSE fan-out and reads across processes", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-fanout-"));
+  let root = ""; // made in beforeAll: a skipped describe still runs its body
   const children: ServiceProcess[] = [];
   const clients: SseClient[] = [];
   const cleanups: (() => Promise<void>)[] = [];
-  const { payloads, truth } = simulateChain({
-    seed: "fanout-1",
-    blocks: 60,
-    eventsPerBlock: 8,
-    forkRate: 0.2,
-    hotShare: 0.8,
-    network: "devnet",
-  });
-  const requests: RawRequest[] = payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }));
+  let truth: ReturnType<typeof simulateChain>["truth"];
+  let requests: RawRequest[] = [];
   const model = eventFrameModel();
   let db: Db;
   let ingest: ServiceProcess;
@@ -116,6 +109,17 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("SSE fan-out and reads across proce
   const deliveryMs: number[] = [];
 
   beforeAll(async () => {
+    const simulated = simulateChain({
+      seed: "fanout-1",
+      blocks: 60,
+      eventsPerBlock: 8,
+      forkRate: 0.2,
+      hotShare: 0.8,
+      network: "devnet",
+    });
+    truth = simulated.truth;
+    requests = simulated.payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }));
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-fanout-"));
     const target = await createPgDatabase();
     cleanups.push(target.drop);
     db = await createPostgresDb(target.url, 2);
@@ -148,7 +152,7 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("SSE fan-out and reads across proce
     await Promise.all(children.map((c) => c.exited));
     await db?.close();
     for (const c of cleanups) await c();
-    fs.rmSync(root, { recursive: true, force: true });
+    if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
   /** The ingest process's tip hash once every request posted so far is applied, else undefined. */
@@ -210,14 +214,12 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("SSE fan-out and reads across proce
     }
   }
 
-  const half = Math.floor(requests.length / 2);
-
   it("streams on every API process receive the ingest process's frames, as the chain makes them", async () => {
     expect(
       truth.forks.some((f) => f.outcome === "won"),
       "the simulation reorgs",
     ).toBe(true);
-    await postPaced(half);
+    await postPaced(Math.floor(requests.length / 2));
     const reference = rawFrames(eventStreams[0]);
     expect(
       reference.some((f) => f.startsWith("reorg|")),
