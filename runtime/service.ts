@@ -30,6 +30,7 @@ import { createExtendedApp } from "./extended/index.js";
 import { createIngestLeadership, type IngestLeadership } from "./scale/ingest-leadership.js";
 import { createLeaderJournalProcessor } from "./scale/leader-processor.js";
 import { dutiesOf, type Role } from "./scale/roles.js";
+import { createReadReplicas, type ReadReplicas } from "./scale/read-replicas.js";
 
 export interface Service {
   config: Readonly<Config>;
@@ -47,6 +48,8 @@ export interface Service {
   subgraphs: SubgraphEngine;
   /** Webhook delivery worker and management handle (runtime/dispatcher). */
   webhooks: Webhooks;
+  /** The read replicas (DATABASE_READ_URL), or null without them. */
+  readReplicas: ReadReplicas | null;
   /** Resolves when every journaled request so far has been processed. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -201,6 +204,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const chainHub = await createChainHub({ db, logger });
     shutdown.add("chain hub", () => chainHub.close());
 
+    // DATABASE_READ_URL: /v1 reads of indexed chain data go to a usable replica (runtime/scale/read-replicas.ts).
+    let replicas: ReadReplicas | null = null;
+    if (config.readReplicaUrls.length && db.kind === "postgres") {
+      const set = createReadReplicas({
+        primary: db,
+        urls: config.readReplicaUrls,
+        maxLagMs: config.readReplicaMaxLagMs,
+        logger,
+        onRead: metrics.replicas.onRead,
+      });
+      shutdown.add("read replicas", () => set.close());
+      metrics.replicas.attach(() => set.status());
+      replicas = set;
+    }
+
     let ready = false;
     const api = createApiApp({
       config,
@@ -218,8 +236,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
           ingest: { leader: isIngestLeader() },
           ...(await readIngestStatus(db, processor ?? undefined)),
           webhooks: await webhooks.service.backlogTotals(),
+          read_replicas: replicas
+            ? { max_lag_ms: replicas.maxLagMs, replicas: replicas.status() }
+            : { max_lag_ms: null, replicas: [] },
         }),
       },
+      reads: replicas ?? undefined,
       metrics,
       observer: metrics.api,
       node: { report: () => buildNodeReport({ db, activity, rpcUrl: config.stacksNodeRpcUrl }) },
@@ -278,6 +300,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       shutdown,
       subgraphs,
       webhooks,
+      readReplicas: replicas,
       idle: () => processor?.idle() ?? Promise.resolve(),
       stop: () => shutdown.run(),
     };

@@ -164,8 +164,8 @@ export async function exportSlices(
   return slices;
 }
 
-export function importSql(table: ChainTable): string {
-  return `COPY ${table.name} (${table.columns.join(", ")}) FROM STDIN`;
+export function importSql(table: ChainTable, columns: readonly string[] = table.columns): string {
+  return `COPY ${table.name} (${columns.join(", ")}) FROM STDIN`;
 }
 
 export interface CanonicalBlockRef {

@@ -17,6 +17,7 @@
  * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
  * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
+import { compactEventRows, RESTORED_EVENT_COLUMNS } from "./compact-event-rows.js";
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { Readable } from "node:stream";
@@ -467,7 +468,9 @@ async function loadPartition(
             source = [blocks];
           }
           if (declared === 0) return;
-          await copyFromStream(importSql(table), source);
+          if (table.name === "chain.events")
+            await copyFromStream(importSql(table, RESTORED_EVENT_COLUMNS), compactEventRows(data));
+          else await copyFromStream(importSql(table), source);
           rows += declared;
           onRows(declared);
         },

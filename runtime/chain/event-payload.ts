@@ -10,8 +10,14 @@ import type { ClarityJson, DecodedEvent } from "./types.js";
 const CANONICAL_DECIMAL = /^(0|[1-9]\d*)$/;
 const LOWER_HEX = /^0x(?:[0-9a-f]{2})*$/;
 
+/** What the compaction reads of an event: its columns and its full payload. */
+export type PayloadSource = Pick<
+  DecodedEvent,
+  "type" | "contractId" | "assetIdentifier" | "sender" | "recipient" | "amount" | "topic" | "payload"
+>;
+
 /** The payload keys `chain.event_payload` rebuilds for an event of this type, with the column each comes from. */
-function rebuiltKeys(e: DecodedEvent): [key: string, column: string | null, isAmount: boolean][] {
+function rebuiltKeys(e: PayloadSource): [key: string, column: string | null, isAmount: boolean][] {
   switch (e.type) {
     case "stx_lock":
       return [
@@ -34,7 +40,7 @@ function rebuiltKeys(e: DecodedEvent): [key: string, column: string | null, isAm
 }
 
 /** What chain.events stores of an event's payload: the remaining keys, and raw_value's bytes (or null). */
-export function storedPayload(e: DecodedEvent): { payload: Record<string, ClarityJson>; rawValue: Buffer | null } {
+export function storedPayload(e: PayloadSource): { payload: Record<string, ClarityJson>; rawValue: Buffer | null } {
   const payload: Record<string, ClarityJson> = { ...e.payload };
   for (const [key, column, isAmount] of rebuiltKeys(e)) {
     if (column === null || payload[key] !== column) continue;

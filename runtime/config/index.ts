@@ -25,6 +25,13 @@ export interface Config {
   /** INSTANCE_TOKEN, or the legacy SLUICE_API_KEY when the canonical one is unset. */
   instanceToken: string | null;
   databaseUrl: string | null;
+  /**
+   * DATABASE_READ_URL: PostgreSQL read replicas of DATABASE_URL (streaming standbys) that /v1 reads
+   * may use (runtime/scale/read-replicas.ts); empty when unset. Never logged (they may hold passwords).
+   */
+  readReplicaUrls: readonly string[];
+  /** READ_REPLICA_MAX_LAG_MS: a replica further behind the primary than this is not used. */
+  readReplicaMaxLagMs: number;
   /** ROLE (or `sluice start --role`): this process's share of the service (runtime/scale/roles.ts). */
   role: Role;
   dataDir: string;
@@ -158,6 +165,20 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     problems.push("DATABASE_URL must start with postgres:// or postgresql://");
   }
 
+  const readReplicaUrls = replicaUrls("DATABASE_READ_URL", env.DATABASE_READ_URL, problems);
+  // Replicas follow a PostgreSQL primary; the embedded database has none.
+  if (readReplicaUrls.length && !databaseUrl) {
+    problems.push(
+      "DATABASE_READ_URL needs DATABASE_URL: read replicas follow a PostgreSQL primary, not the embedded database",
+    );
+  }
+  const readReplicaMaxLagMs = wholeNumber(
+    "READ_REPLICA_MAX_LAG_MS",
+    DEFAULT_READ_REPLICA_MAX_LAG_MS,
+    (n) => n >= 1 && n <= 3_600_000,
+    "is not a whole number of milliseconds 1-3600000",
+  );
+
   const instanceToken = env.INSTANCE_TOKEN || env.SLUICE_API_KEY || null;
   const publishedOnLoopback = isLoopbackHost(apiPublishAddr.host);
   // SPEC.md Authentication 4: binding past loopback with no token refuses to start.
@@ -243,6 +264,8 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     observerAllowFrom,
     instanceToken,
     databaseUrl,
+    readReplicaUrls: Object.freeze(readReplicaUrls),
+    readReplicaMaxLagMs,
     role,
     dataDir: path.resolve(str("DATA_DIR", "./data")),
     network,
@@ -261,6 +284,47 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     stacksNodeRpcUrl,
     extended,
   });
+}
+
+export const DEFAULT_READ_REPLICA_MAX_LAG_MS = 5000;
+
+/**
+ * Comma-separated PostgreSQL URLs (none when unset). A bad item is reported by its position and
+ * address, never its password.
+ */
+function replicaUrls(name: string, raw: string | undefined, problems: string[]): string[] {
+  const value = raw?.trim();
+  if (!value) return [];
+  const urls: string[] = [];
+  value.split(",").forEach((item, i) => {
+    const url = item.trim();
+    const which = `${name} item ${i + 1}`;
+    if (url === "") {
+      problems.push(`${which} is empty (separate PostgreSQL URLs with single commas)`);
+      return;
+    }
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      problems.push(`${which} must start with postgres:// or postgresql://`);
+      return;
+    }
+    let host = "";
+    try {
+      host = new URL(url).host;
+    } catch {
+      problems.push(`${which} is not a URL (expected e.g. postgres://user@replica-host:5432/sluice)`);
+      return;
+    }
+    if (!host) {
+      problems.push(`${which} has no host (expected e.g. postgres://user@replica-host:5432/sluice)`);
+      return;
+    }
+    if (urls.includes(url)) {
+      problems.push(`${which} repeats an earlier one (${host})`);
+      return;
+    }
+    urls.push(url);
+  });
+  return urls;
 }
 
 /** An http(s) URL with a host, or null when unset; anything else is reported. */

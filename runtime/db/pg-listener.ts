@@ -26,7 +26,11 @@ export interface PgListener {
   close(): Promise<void>;
 }
 
-export function createPgListener(connectionString: string): PgListener {
+/** `connectionTimeoutMillis`: as the pool's (postgres.ts), so a dead server fails a try instead of hanging it. */
+export function createPgListener(
+  connectionString: string,
+  options: { connectionTimeoutMillis?: number } = {},
+): PgListener {
   const channels = new Map<string, Set<Subscription>>();
   let client: pg.Client | null = null;
   /** Channels the current client listens to. */
@@ -43,6 +47,7 @@ export function createPgListener(connectionString: string): PgListener {
   async function open(): Promise<pg.Client> {
     const c = new pg.Client({
       connectionString,
+      ...options,
       application_name: LISTENER_APPLICATION_NAME,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,

@@ -16,10 +16,20 @@ const typeParsers = {
   },
 };
 
-export async function createPostgresDb(connectionString: string, poolSize = 10): Promise<Db> {
+export interface PostgresDbOptions {
+  /** Gives up on a connection not established within this many ms (pg's default: wait forever). */
+  connectTimeoutMs?: number;
+}
+
+export async function createPostgresDb(
+  connectionString: string,
+  poolSize = 10,
+  { connectTimeoutMs }: PostgresDbOptions = {},
+): Promise<Db> {
+  const timeout = connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs };
   // One short connection first: fails fast with a clear error when unreachable, and reads the
   // server's planner setting (planner-settings.ts).
-  const probe = new pg.Client({ connectionString });
+  const probe = new pg.Client({ connectionString, ...timeout });
   probe.on("error", () => {});
   await probe.connect();
   let settings: Record<string, string>;
@@ -34,6 +44,7 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
+    ...timeout,
     types: typeParsers as pg.CustomTypesConfig,
     ...(options === undefined ? {} : { options }),
   });
@@ -117,7 +128,7 @@ export async function createPostgresDb(connectionString: string, poolSize = 10):
     }
   }
 
-  const listener = createPgListener(connectionString);
+  const listener = createPgListener(connectionString, timeout);
 
   const base = wrap(pool);
   return {

@@ -1,7 +1,7 @@
 /**
  * The service's metrics (README "Metrics"; DESIGN.md §6 operator surfaces): one registry per
  * service instance and one module per area, each fed where its work happens (ingest.ts,
- * subgraphs.ts, api.ts, dispatcher.ts) or read when scraped. `runtime/service.ts` wires them in.
+ * subgraphs.ts, api.ts, dispatcher.ts, replicas.ts) or read when scraped. `runtime/service.ts` wires them in.
  */
 import type { Registry } from "prom-client";
 import type { ApiObserver, MetricsSource } from "../api/index.js";
@@ -10,6 +10,7 @@ import { createApiMetrics } from "./api.js";
 import { createDispatcherMetrics, type DispatcherMetrics } from "./dispatcher.js";
 import { createIngestMetrics, type IngestGaugeSources, type IngestMetrics } from "./ingest.js";
 import { registerNodeMetrics } from "./node.js";
+import { createReplicaMetrics, type ReplicaMetrics } from "./replicas.js";
 import { createRegistry } from "./registry.js";
 import { createSubgraphMetrics, type SubgraphMetrics } from "./subgraphs.js";
 
@@ -22,6 +23,7 @@ export interface ServiceMetrics extends MetricsSource {
   subgraphs: SubgraphMetrics;
   api: ApiObserver;
   dispatcher: DispatcherMetrics;
+  replicas: ReplicaMetrics;
 }
 
 export function createServiceMetrics(
@@ -37,5 +39,6 @@ export function createServiceMetrics(
     subgraphs: createSubgraphMetrics(registry),
     api: createApiMetrics(registry),
     dispatcher: createDispatcherMetrics(registry, { db: sources.db }),
+    replicas: createReplicaMetrics(registry),
   };
 }

@@ -139,6 +139,13 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
           `${rate(summary.events, restoreSeconds)} events/s, ${rate(summary.rows, restoreSeconds)} rows/s — ` +
           `${(summary.events / Math.max(restoreSeconds, 1e-6) / (imported.events / Math.max(imported.importSeconds, 1e-6))).toFixed(1)}× the import path's events/s`,
       );
+      const restoredSize = await bytesPerEvent(b);
+      const a2 = await source.open();
+      const sourceSize = await bytesPerEvent(a2).finally(() => a2.close());
+      log(
+        `${label} chain.events on disk (table + indexes): restored ${restoredSize.toFixed(0)} bytes/event, ` +
+          `the imported source ${sourceSize.toFixed(0)} bytes/event`,
+      );
       log(
         `${label} then the subgraph rebuild from the restored blocks: ${summary.subgraphSeconds.toFixed(1)} s (${rate(summary.events, summary.subgraphSeconds)} events/s); peak RSS during the restore ${(peakRss / 1e6).toFixed(0)} MB`,
       );
@@ -152,6 +159,14 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
     await source.drop();
     await restored.drop();
   }
+}
+
+/** chain.events' size on disk (table and indexes) per stored event. */
+async function bytesPerEvent(db: Db): Promise<number> {
+  const { rows } = await db.query<{ bytes: string; n: string }>(
+    "SELECT pg_total_relation_size('chain.events') AS bytes, (SELECT count(*) FROM chain.events) AS n",
+  );
+  return Number(rows[0].bytes) / Math.max(Number(rows[0].n), 1);
 }
 
 /** The same bundle payloads under other encodings: size and compression speed. */

@@ -169,20 +169,23 @@ async function reindexHoldings(db: Db, chain: Chain): Promise<void> {
   const before = await db.query(
     "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings ORDER BY 1, 2, 3",
   );
-  const started = performance.now();
-  await engine.reindex("asset-holdings");
-  await engine.idle();
-  const seconds = (performance.now() - started) / 1000;
-  const after = await db.query(
-    "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings ORDER BY 1, 2, 3",
-  );
-  const same = JSON.stringify(before.rows) === JSON.stringify(after.rows);
-  const all = Number(rows[0].all);
-  const matched = Number(rows[0].matched);
-  log(
-    `  PostgreSQL reindex asset-holdings, chain ${chain.name}: ${fmt(all)} stored events (${fmt(matched)} of its source types) in ${seconds.toFixed(1)} s: ` +
-      `${fmt(all / seconds)} events/s (${fmt(matched / seconds)} matched events/s); rows identical to live: ${same}; ${load()}`,
-  );
+  // Twice: right after the import, and again (a later reindex, which finds the database warm).
+  for (const run of ["first after the import", "again"]) {
+    const started = performance.now();
+    await engine.reindex("asset-holdings");
+    await engine.idle();
+    const seconds = (performance.now() - started) / 1000;
+    const after = await db.query(
+      "SELECT kind, asset_identifier, holder, amount FROM sg_asset_holdings.holdings ORDER BY 1, 2, 3",
+    );
+    const same = JSON.stringify(before.rows) === JSON.stringify(after.rows);
+    const all = Number(rows[0].all);
+    const matched = Number(rows[0].matched);
+    log(
+      `  PostgreSQL reindex asset-holdings (${run}), chain ${chain.name}: ${fmt(all)} stored events (${fmt(matched)} of its source types) in ${seconds.toFixed(1)} s: ` +
+        `${fmt(all / seconds)} events/s (${fmt(matched / seconds)} matched events/s); rows identical to live: ${same}; ${load()}`,
+    );
+  }
   await engine.close();
 }
 

@@ -14,6 +14,7 @@ import { parseIndexEventsQuery } from "./query.js";
 import { sendJsonText } from "../http/json-response.js";
 import { rejectUnknownParams } from "../http/query-params.js";
 import { readTxProof } from "./tx-proof.js";
+import { readChainData } from "../http/chain-reads.js";
 import type { EventsHandler } from "./context.js";
 
 /** GET /v1/index/events */
@@ -70,10 +71,13 @@ export const getTransactionProof: EventsHandler = async (req, res, ctx) => {
   if (!TX_ID_RE.test(txId)) {
     throw badRequest("INVALID_PARAMETER", "tx_id must be 0x followed by 64 hex digits", { parameter: "tx_id" });
   }
-  const proof = await readTxProof(ctx.db, txId.toLowerCase());
-  const [tip] = (
-    await ctx.db.query<{ finalized_height: number | null }>("SELECT finalized_height FROM control.chain_tip")
-  ).rows;
+  const { value: proofAndTip } = await readChainData(ctx, async (q) => {
+    const proof = await readTxProof(q, txId.toLowerCase());
+    const [tip] = (await q.query<{ finalized_height: number | null }>("SELECT finalized_height FROM control.chain_tip"))
+      .rows;
+    return { proof, tip };
+  });
+  const { proof, tip } = proofAndTip;
   const final =
     tip?.finalized_height !== null &&
     tip?.finalized_height !== undefined &&

@@ -40,6 +40,8 @@
  *   events, next_cursor, finalized flags and reorgs. A new block changes the ETag.
  */
 import type { Queryable } from "../../db/types.js";
+import { readChainData } from "../http/chain-reads.js";
+import type { SharedDeps } from "../http/context.js";
 import type { ChainHub } from "./chain-hub.js";
 import { type CachedPage, type EventsPageCache, type FinalityMark, pageBytes } from "./page-cache.js";
 import { IMMUTABLE, SHORT_LIVED, escapeJsonHtml, weakEtag } from "../http/cache-headers.js";
@@ -132,9 +134,13 @@ export async function readListPage(q: Queryable, query: EventsQuery): Promise<{ 
   return { tip, rows };
 }
 
+/** Where a page is read: the primary, or a read replica under its consistency rule (../http/chain-reads.ts). */
+export type PageSource = Pick<SharedDeps, "db" | "reads">;
+
 /** Reads and renders one page. */
-export async function readEventsPage(q: Queryable, query: EventsQuery): Promise<EventsPage> {
-  return answer(await renderEventsPage(q, query));
+export async function readEventsPage(source: PageSource, query: EventsQuery): Promise<EventsPage> {
+  const { value } = await readChainData(source, (q) => renderEventsPage(q, query));
+  return answer(value.page);
 }
 
 /** The response of a rendered page, with the given tip (default: the one it was read with). */
@@ -164,7 +170,7 @@ export const pageKey = (query: EventsQuery): string => JSON.stringify(query);
 /** The chain stamp (events/page-cache.ts), the tip it reports and the finality boundary, from the single tip row. */
 export async function readChainStamp(
   q: Queryable,
-): Promise<{ stamp: string; tipJson: string; finality: FinalityMark }> {
+): Promise<{ stamp: string; tipJson: string; finality: FinalityMark; tipHash: string | null }> {
   const { rows } = await q.query<{
     index_block_hash: string | null;
     block_height: number | null;
@@ -180,6 +186,7 @@ export async function readChainStamp(
     stamp: chainStamp({ ...tip, tipHash: r?.index_block_hash ?? null, reorgCount: Number(r?.reorg_count ?? 0) }),
     tipJson: tipJsonOf(tip),
     finality: { finalizedHeight: tip.finalizedHeight, reorgsBelowFinality: Number(r?.reorgs_below_finality ?? 0) },
+    tipHash: r?.index_block_hash ?? null,
   };
 }
 
@@ -190,7 +197,7 @@ export async function readChainStamp(
  * the one single-row stamp read, and a miss that plus the page read.
  */
 export async function readEventsPageCached(
-  q: Queryable,
+  source: PageSource,
   query: EventsQuery,
   cache: { pages: EventsPageCache; hub: ChainHub | undefined },
 ): Promise<EventsPage> {
@@ -200,15 +207,19 @@ export async function readEventsPageCached(
     const settled = cache.pages.get(key, null, cache.hub.state);
     if (settled !== undefined) return answer(settled, tipJsonOf(cache.hub.state));
   }
-  const { stamp, tipJson, finality } = await readChainStamp(q);
+  // The stamp always comes from the primary: a cached page is never older than the primary.
+  const { stamp, tipJson, finality, tipHash } = await readChainStamp(source.db);
   const hit = cache.pages.get(key, stamp, finality);
   if (hit !== undefined) return answer(hit, tipJson);
-  const page = await renderEventsPage(q, query);
-  cache.pages.set(key, stamp, page);
-  return answer(page);
+  const { value, replica } = await readChainData(source, (q) => renderEventsPage(q, query), { primaryTip: tipHash });
+  // A primary read is stored under the stamp read before it (page-cache.ts). A replica's snapshot
+  // may be older than that stamp: its page is stored only when it was read at exactly that stamp.
+  if (replica === null || value.stamp === stamp) cache.pages.set(key, stamp, value.page);
+  return answer(value.page);
 }
 
-async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<CachedPage> {
+/** Reads and renders one page; `stamp` is the chain stamp of the snapshot it was read from. */
+async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<{ page: CachedPage; stamp: string }> {
   const { tip, rows } = await readListPage(q, query);
   const plan = planPage(
     query,
@@ -222,7 +233,7 @@ async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<Cache
   const tipJson = tipJsonOf(tip);
   const nextJson = JSON.stringify(plan.nextCursor);
   // escapeJsonHtml works character by character, so escaping the parts escapes the whole body.
-  return {
+  const page: CachedPage = {
     head: escapeJsonHtml(`{"events":${eventsJson},"next_cursor":${nextJson},"tip":`),
     tail: escapeJsonHtml(`,"reorgs":${reorgsJson}}`),
     tipJson,
@@ -233,4 +244,5 @@ async function renderEventsPage(q: Queryable, query: EventsQuery): Promise<Cache
         ? { height: plan.settledHeight, reorgsBelowFinality: tip.reorgsBelowFinality }
         : null,
   };
+  return { page, stamp: chainStamp(tip) };
 }

@@ -7,6 +7,7 @@ import type { Config } from "../../config/index.js";
 import type { Db } from "../../db/types.js";
 import type { Logger } from "../../internal/logger.js";
 import type { SigningKey } from "../../internal/signing-key.js";
+import type { ChainReads } from "../../scale/read-replicas.js";
 
 /** Readiness and status figures, implemented by the ingestion module. */
 export interface StatusSource {
@@ -39,6 +40,11 @@ export interface SharedDeps {
   metrics?: MetricsSource;
   /** Absent in shell-only tests (GET /api/node answers 503). */
   node?: NodeSource;
+  /**
+   * Read replicas for /v1 reads of indexed chain data (runtime/scale/read-replicas.ts); absent
+   * without DATABASE_READ_URL: everything is read from `db` (chain-reads.ts).
+   */
+  reads?: ChainReads;
 }
 
 export interface RequestContext extends SharedDeps {

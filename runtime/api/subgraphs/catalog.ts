@@ -123,6 +123,8 @@ export async function queryTable<T>(
 export interface SubgraphStamp {
   stamp: string;
   tip: TipJson;
+  /** The chain tip's index_block_hash (part of the stamp). */
+  tipHash: string | null;
 }
 
 /** One single-row read: the subgraph's stamp with the exact tip, or null when nothing records the subgraph. */
@@ -135,6 +137,7 @@ export async function readSubgraphStamp(db: Queryable, subgraph: string): Promis
       "|",
     ),
     tip: buildTip(chainHeight, Number(r.subgraph_height)),
+    tipHash: r.index_block_hash === null ? null : String(r.index_block_hash),
   };
 }
 

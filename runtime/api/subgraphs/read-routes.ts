@@ -13,12 +13,14 @@
  * - getTableRow          GET /v1/subgraphs/:name/:table/:id      → the row
  * - streamTableRows      GET /v1/subgraphs/:name/:table/stream   (subgraphs/stream-session.ts)
  */
+import type { Queryable } from "../../db/types.js";
 import type { DocumentKind } from "../../subgraphs/index.js";
 import { notFound, ServiceError } from "../../internal/errors.js";
 import type { SubgraphModule } from "../../subgraphs/types.js";
 import type { Request, Response } from "express";
 import { escapeJsonHtml, ifNoneMatchMatches, weakEtag } from "../http/cache-headers.js";
 import { sendWithEtag } from "../http/json-response.js";
+import { readChainData } from "../http/chain-reads.js";
 import { formatSseRetry, openEventStream } from "../http/sse.js";
 import {
   listModules,
@@ -57,22 +59,41 @@ const param = (value: unknown): string => (typeof value === "string" ? value : "
 
 const tablePath = (subgraph: string, table: string) => `/v1/subgraphs/${subgraph}/${table}`;
 
-async function rowCounts(ctx: SubgraphsContext, module: SubgraphModule): Promise<Record<string, number>> {
-  const entries = await Promise.all(
-    Object.keys(module.tables).map(
-      async (table) => [table, await readRowCount(ctx.db, resolveTable(module, table))] as const,
+/**
+ * Rows per table of each module, in one read (on a read replica when one is usable: the counts of
+ * big tables are the costly part of the metadata routes).
+ */
+async function rowCountsOf(
+  ctx: SubgraphsContext,
+  modules: readonly SubgraphModule[],
+): Promise<Record<string, number>[]> {
+  // In parallel on the primary's pool; a replica read's transaction runs them in turn.
+  const { value } = await readChainData(ctx, (db) =>
+    Promise.all(
+      modules.map(async (module) =>
+        Object.fromEntries(
+          await Promise.all(
+            Object.keys(module.tables).map(
+              async (table) => [table, await readRowCount(db, resolveTable(module, table))] as const,
+            ),
+          ),
+        ),
+      ),
     ),
   );
-  return Object.fromEntries(entries);
+  return value;
 }
+
+const rowCounts = async (ctx: SubgraphsContext, module: SubgraphModule) => (await rowCountsOf(ctx, [module]))[0];
 
 /** GET /v1/subgraphs */
 export const listSubgraphs: SubgraphsHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const modules = await listModules(ctx);
+  const allCounts = await rowCountsOf(ctx, modules);
   const subgraphs = [];
-  for (const module of modules) {
-    const counts = await rowCounts(ctx, module);
+  for (const [i, module] of modules.entries()) {
+    const counts = allCounts[i];
     subgraphs.push({
       name: module.name,
       version: module.version,
@@ -184,7 +205,8 @@ async function targetOf(req: { params: Record<string, unknown> }, ctx: Subgraphs
  * the page, not a hash of the body: the same URL under the same stamp reads the same rows (a
  * block committed during the read can only make the body newer than its stamp, never older, and
  * the stamp never comes back). So a revalidation that matches is answered 304 after the stamp
- * read alone.
+ * read alone. A page read on a read replica carries the stamp of the replica's own snapshot
+ * (read in the same transaction as its rows), and is cached only when that equals the primary's.
  */
 export const listTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
@@ -199,18 +221,29 @@ export const listTableRows: SubgraphsHandler = async (req, res, ctx) => {
   if (etag !== null && ifNoneMatchMatches(req.headers["if-none-match"], etag))
     return sendListPage(req, res, { body: Buffer.alloc(0), etag });
 
-  const readPage = async () => {
+  const readRows = async (db: Queryable) => {
     const rows: Record<string, unknown>[] = [];
     for (const segment of compileListPage(target, q)) {
       rows.push(
-        ...(await queryTable<Record<string, unknown>>(ctx.db, target, segment.sql, segment.params, { prepare: true })),
+        ...(await queryTable<Record<string, unknown>>(db, target, segment.sql, segment.params, { prepare: true })),
       );
       if (rows.length > q.limit) break;
     }
     return rows;
   };
+  // On a read replica the stamp is read again in the page's own snapshot, so the tip and ETag
+  // describe what was read there (it may be older than the primary's stamp above).
+  const { value: read } = await readChainData(
+    ctx,
+    async (db) => {
+      const own = db === ctx.db ? stamp : await readSubgraphStamp(db, target.subgraph);
+      return { rows: await readRows(db), stamp: own };
+    },
+    { primaryTip: stamp?.tipHash },
+  );
+  const { rows } = read;
   // With a stamp, its tip is the exact one the page was read under.
-  const [rows, tip] = await Promise.all([readPage(), stamp?.tip ?? readTip(ctx, target.subgraph)]);
+  const tip = read.stamp?.tip ?? (await readTip(ctx, target.subgraph));
   const page = rows.slice(0, q.limit);
   let next_cursor: string | null = null;
   if (rows.length > q.limit) {
@@ -224,8 +257,10 @@ export const listTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const json = escapeJsonHtml(
     JSON.stringify({ rows: page.map((row) => renderRow(target, row, q.fields)), next_cursor, tip }),
   );
-  const answer: CachedListPage = { body: Buffer.from(json), etag: etag ?? weakEtag(json) };
-  if (stamp !== null) pages?.set(key, stamp.stamp, answer);
+  const readEtag = read.stamp === null ? null : weakEtag("rows", key, read.stamp.stamp);
+  const answer: CachedListPage = { body: Buffer.from(json), etag: readEtag ?? weakEtag(json) };
+  // Stored only under the stamp it was read at: a replica's older page never goes under a newer stamp.
+  if (stamp !== null && read.stamp?.stamp === stamp.stamp) pages?.set(key, stamp.stamp, answer);
   sendListPage(req, res, answer);
 };
 
@@ -239,7 +274,9 @@ export const countTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const q = parseListQuery(req.query, target);
   const { sql, params } = compileCount(target, selectionOf(q));
-  const rows = await queryTable<{ count: string | number }>(ctx.db, target, sql, params);
+  const { value: rows } = await readChainData(ctx, (db) =>
+    queryTable<{ count: string | number }>(db, target, sql, params),
+  );
   res.json({ count: Number(rows[0]?.count ?? 0) });
 };
 
@@ -248,7 +285,9 @@ export const aggregateTableRows: SubgraphsHandler = async (req, res, ctx) => {
   const target = await targetOf(req, ctx);
   const q = parseAggregateQuery(req.query, target);
   const { query, outputs } = compileAggregate(target, q);
-  const rows = await queryTable<Record<string, unknown>>(ctx.db, target, query.sql, query.params);
+  const { value: rows } = await readChainData(ctx, (db) =>
+    queryTable<Record<string, unknown>>(db, target, query.sql, query.params),
+  );
   res.json(renderAggregate(outputs, rows[0] ?? {}));
 };
 
@@ -258,7 +297,9 @@ export const getTableRow: SubgraphsHandler = async (req, res, ctx) => {
   rejectAnyParams(req.query);
   const id = parseRowId(param(req.params.id));
   const { sql, params } = compileRowById(target, id);
-  const rows = await queryTable<Record<string, unknown>>(ctx.db, target, sql, params, { prepare: true });
+  const { value: rows } = await readChainData(ctx, (db) =>
+    queryTable<Record<string, unknown>>(db, target, sql, params, { prepare: true }),
+  );
   if (rows.length === 0) {
     throw notFound("ROW_NOT_FOUND", `table ${target.subgraph}/${target.meta.name} has no row with _id ${id}`, {
       subgraph: target.subgraph,

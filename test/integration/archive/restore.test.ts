@@ -191,6 +191,18 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
     const want = await dumpChainTables(a.db, { ...scope, canonicalOnly: true });
     expect(want.events.length).toBeGreaterThan(500);
     expect(await dumpChainTables(b.db, scope)).toEqual(want);
+    // Events are stored as ingestion stores them: compact payload, raw_value as bytes.
+    const stored = async (db: Db) =>
+      (
+        await db.query<{ h: string; i: number; p: string; r: string | null }>(
+          `SELECT index_block_hash AS h, event_index AS i, payload::text AS p, encode(raw_value, 'hex') AS r
+             FROM chain.events WHERE canonical AND block_height <= $1 ORDER BY 1, 2`,
+          [last.last_height],
+        )
+      ).rows;
+    const storedA = await stored(a.db);
+    expect(storedA.some((r) => r.r !== null)).toBe(true);
+    expect(await stored(b.db)).toEqual(storedA);
     // The indexes dropped for the bulk load are all back.
     const indexes = async (db: Db) =>
       (await db.query<{ d: string }>("SELECT indexdef AS d FROM pg_indexes WHERE schemaname = 'chain' ORDER BY 1"))
