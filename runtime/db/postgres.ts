@@ -1,11 +1,12 @@
-/** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection. */
+/** PostgreSQL driver via `pg` (DESIGN.md §2 "scale-out"): a pool plus one listener connection (pg-listener.ts). */
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import pg from "pg";
 import { from as copyFromStream, to as copyToStream } from "pg-copy-streams";
 import { SERVER_RANDOM_PAGE_COST_SQL, plannerSessionSettings, startupOptions } from "./planner-settings.js";
 import { PreparedStatementPolicy } from "./prepared-statements.js";
-import type { Db, NotificationHandler, Queryable, QueryResult } from "./types.js";
+import { createPgListener } from "./pg-listener.js";
+import type { Db, Queryable, QueryResult } from "./types.js";
 
 const typeParsers = {
   getTypeParser(oid: number, format?: "text" | "binary") {
@@ -127,19 +128,7 @@ export async function createPostgresDb(
     }
   }
 
-  const handlers = new Map<string, Set<NotificationHandler>>();
-  let listener: pg.Client | null = null;
-  const ensureListener = async () => {
-    if (listener) return listener;
-    const client = new pg.Client({ connectionString, ...timeout });
-    client.on("error", () => {});
-    await client.connect();
-    client.on("notification", (msg) => {
-      for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
-    });
-    listener = client;
-    return client;
-  };
+  const listener = createPgListener(connectionString, timeout);
 
   const base = wrap(pool);
   return {
@@ -164,24 +153,12 @@ export async function createPostgresDb(
         client.release();
       }
     },
-    async listen(channel, handler) {
-      const client = await ensureListener();
-      let set = handlers.get(channel);
-      if (!set) {
-        set = new Set();
-        handlers.set(channel, set);
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      }
-      set.add(handler);
-      return async () => {
-        set.delete(handler);
-      };
-    },
+    listen: (channel, handler, listenOptions) => listener.listen(channel, handler, listenOptions),
     async notify(channel, payload) {
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
     async close() {
-      await listener?.end().catch(() => {});
+      await listener.close();
       await pool.end();
     },
   };

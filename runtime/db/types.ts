@@ -34,12 +34,24 @@ export interface Queryable {
 
 export type NotificationHandler = (payload: string) => void;
 
+/**
+ * What a subscriber hears about the listening connection (PostgreSQL: runtime/db/pg-listener.ts;
+ * the embedded database never loses it). Notifications sent between the two calls are lost: on
+ * `onResume`, read what may have changed from the tables.
+ */
+export interface ListenOptions {
+  /** The connection was lost; it is being made again. */
+  onLost?: () => void;
+  /** Listening again after a loss. */
+  onResume?: () => void;
+}
+
 export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
   /** Runs fn inside BEGIN/COMMIT; rolls back and rethrows on error. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
-  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  listen(channel: string, handler: NotificationHandler, options?: ListenOptions): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -555,11 +555,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async start() {
       if (running) return;
       running = true;
-      unlisten = await db.listen(WEBHOOK_CHANNEL, (payload) => {
-        if (payload === "webhooks") refreshWanted = true;
-        wakeExpander();
-        wake();
-      });
+      unlisten = await db.listen(
+        WEBHOOK_CHANNEL,
+        (payload) => {
+          if (payload === "webhooks") refreshWanted = true;
+          wakeExpander();
+          wake();
+        },
+        {
+          // Notifications sent while the listening connection was down are lost: look at everything.
+          onResume() {
+            refreshWanted = true;
+            wakeExpander();
+            wake();
+          },
+        },
+      );
       loopDone = loop();
       expandDone = expandLoop();
     },

@@ -19,7 +19,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { encodeCursor } from "../../runtime/api/subgraphs/query/cursor.js";
 import { migrate } from "../../runtime/db/migrate.js";
 import { createPgliteDb } from "../../runtime/db/pglite.js";
@@ -57,13 +57,14 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 const rand = (n: number) => Math.floor(Math.random() * n);
 const load = () => os.loadavg()[0].toFixed(1);
 
-interface Case {
+export interface Case {
   name: string;
   /** A new path for each request. */
   draw: () => string;
 }
 
-function cases(maxHeight: number): Case[] {
+/** The cases over a history loaded by loadReadHistory (also test/bench/api-scale.ts). */
+export function cases(maxHeight: number): Case[] {
   // Cursors leave room for a full page of the unfiltered routes (200 events = 4 blocks).
   const cursor = () => `${rand(maxHeight - 8)}:${rand(PER_BLOCK)}`;
   const types = ["stx_transfer", "ft_transfer", "nft_mint", "print", "ft_mint"];
@@ -96,11 +97,12 @@ function cases(maxHeight: number): Case[] {
   ];
 }
 
-async function measure(
-  apiUrl: string,
-  c: Case,
-  dir: string,
-): Promise<{ rps: number; p50: number; p99: number; requests: number; urls: number }> {
+/**
+ * Draws the case's paths into `dir` for the load workers (distinct-paths.cjs reads the file named
+ * by BENCH_PATHS_FILE; each worker starts at a random line) and checks that the first one answers.
+ * Returns how many distinct paths were drawn.
+ */
+export async function preparePaths(apiUrl: string, c: Case, dir: string): Promise<number> {
   const file = path.join(dir, "paths.txt");
   const seen = new Set<string>();
   for (let i = 0; i < PATHS; i++) seen.add(c.draw());
@@ -108,17 +110,47 @@ async function measure(
   process.env.BENCH_PATHS_FILE = file; // read by distinct-paths.cjs in the worker
   const probe = await fetch(apiUrl + [...seen][0]);
   if (probe.status !== 200) throw new Error(`${c.name}: ${probe.status} ${(await probe.text()).slice(0, 300)}`);
-  const opts = { url: apiUrl, connections: CONNECTIONS, workers: 1, requests: [{ setupRequest: SETUP_REQUEST }] };
-  await autocannon({ ...opts, duration: 1 }); // warm-up
-  const r = await autocannon({ ...opts, duration: SECONDS });
-  if (r.non2xx || r.errors) throw new Error(`${c.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    requests: r.requests.total,
-    urls: seen.size,
-  };
+  return seen.size;
+}
+
+/** Drives `apiUrl` with the prepared paths for `seconds` (a worker thread of its own). */
+export async function distinctLoad(
+  apiUrl: string,
+  connections: number,
+  seconds: number,
+): Promise<{ rps: number; p50: number; p99: number; requests: number }> {
+  const r = await autocannon({
+    url: apiUrl,
+    connections,
+    workers: 1,
+    duration: seconds,
+    requests: [{ setupRequest: SETUP_REQUEST }],
+  });
+  if (r.non2xx || r.errors) throw new Error(`${apiUrl}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total };
+}
+
+async function measure(
+  apiUrl: string,
+  c: Case,
+  dir: string,
+): Promise<{ rps: number; p50: number; p99: number; requests: number; urls: number }> {
+  const urls = await preparePaths(apiUrl, c, dir);
+  await distinctLoad(apiUrl, CONNECTIONS, 1); // warm-up
+  return { ...(await distinctLoad(apiUrl, CONNECTIONS, SECONDS)), urls };
+}
+
+/**
+ * Loads the synthetic history the cases read (`events` chain events, `rows` holdings rows) into a
+ * migrated database, the built-in subgraphs marked as caught up with it; returns the top height.
+ */
+export async function loadReadHistory(db: Db, events: number, rows: number): Promise<number> {
+  await migrate(db);
+  await (await startTestService(db, { LOG_LEVEL: "silent" })).stop(); // registers the built-in subgraphs
+  const maxHeight = await loadChainEvents(db, events);
+  await loadHoldings(db, rows);
+  await db.query("UPDATE control.subgraph_progress SET subgraph_height = $1", [maxHeight]);
+  return maxHeight;
 }
 
 async function openDb(kind: string): Promise<{ db: Db; cleanup: () => Promise<void> }> {
@@ -151,11 +183,7 @@ async function run(kind: string, dir: string): Promise<void> {
   log(`\n=== ${kind}: ${EVENTS.toLocaleString()} events, ${ROWS.toLocaleString()} holdings rows`);
   const { db, cleanup } = await openDb(kind);
   try {
-    await migrate(db);
-    await (await startTestService(db, { LOG_LEVEL: "silent" })).stop(); // registers the built-in subgraphs
-    const maxHeight = await loadChainEvents(db, EVENTS);
-    await loadHoldings(db, ROWS);
-    await db.query("UPDATE control.subgraph_progress SET subgraph_height = $1", [maxHeight]);
+    const maxHeight = await loadReadHistory(db, EVENTS, ROWS);
     const list = cases(maxHeight).filter((c) => c.name === "GET /health" || ONLY.test(c.name));
     for (const mode of CACHE_MODES) {
       const service = await startTestService(db, {
@@ -201,7 +229,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+// Run as a script, not when test/bench/api-scale.ts imports the helpers above.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href)
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });

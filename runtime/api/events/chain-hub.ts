@@ -10,6 +10,13 @@
  * also sends a `ping` to everyone every `pingIntervalMs` (SPEC.md: every 20 s) from one timer,
  * and re-reads the tip every `pollIntervalMs` as a safety net should a notification be lost
  * (one query per process, not per stream).
+ *
+ * The notifications come through PostgreSQL whichever process applied the block (the ingest
+ * leader, or this one), so every API process signals the same changes. When the listening
+ * connection is lost (runtime/db/pg-listener.ts) the hub is not `live` until it is listening again
+ * and has re-read the tip and the reorgs it missed: readers that would otherwise trust `state`
+ * without a query (events/page.ts, subgraphs/catalog.ts) read the database meanwhile, and the
+ * streams catch up from their own positions, so no frame is lost.
  */
 import { CHAIN_CHANNEL } from "../../chain/ingest.js";
 import type { Db } from "../../db/types.js";
@@ -50,6 +57,11 @@ export interface ChainHub {
   readonly state: ChainState;
   readonly liveTailMarginBlocks: number;
   readonly subscriberCount: number;
+  /**
+   * Whether `state` follows the notifications: false while the listening connection is being made
+   * again and until the hub has caught up after it.
+   */
+  readonly live: boolean;
   /** Registers a listener; returns its unsubscribe function. Listeners must not throw. */
   subscribe(listener: (signal: HubSignal) => void): () => void;
   /** Reads the tip and new reorgs now and signals what changed. */
@@ -110,6 +122,12 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
     }
   }
 
+  // Liveness (see the module comment): after a resume, the first read that started after it and
+  // succeeded has caught up with whatever was not notified meanwhile.
+  let live = true;
+  let resumes = 0;
+  let catchUp: number | null = null;
+
   // Single flight: a notification during a refresh asks for exactly one more.
   let running: Promise<void> | null = null;
   let again = false;
@@ -123,8 +141,14 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
       try {
         do {
           again = false;
+          const started = resumes;
           try {
             await refreshOnce();
+            if (catchUp !== null && started === catchUp) {
+              catchUp = null;
+              live = true;
+              logger.info({ msg: "chain notifications resumed" });
+            }
           } catch (err) {
             logger.warn({ msg: "chain hub refresh failed", error: errorMessage(err) });
           }
@@ -136,7 +160,18 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
     return running;
   };
 
-  const unlisten = await db.listen(CHAIN_CHANNEL, () => void refresh());
+  const unlisten = await db.listen(CHAIN_CHANNEL, () => void refresh(), {
+    onLost() {
+      live = false;
+      catchUp = null;
+      logger.warn({ msg: "chain notifications lost; reconnecting (streams follow the tip by polling meanwhile)" });
+    },
+    onResume() {
+      // Whatever committed while away was not notified: read it now, then trust `state` again.
+      catchUp = ++resumes;
+      void refresh();
+    },
+  });
   const pingTimer = setInterval(() => emit({ kind: "ping" }), options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
   const pollTimer = setInterval(() => void refresh(), options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
   pingTimer.unref();
@@ -149,6 +184,9 @@ export async function createChainHub(options: ChainHubOptions): Promise<ChainHub
     liveTailMarginBlocks: options.liveTailMarginBlocks ?? DEFAULT_LIVE_TAIL_MARGIN_BLOCKS,
     get subscriberCount() {
       return listeners.size;
+    },
+    get live() {
+      return live;
     },
     subscribe(listener) {
       listeners.add(listener);

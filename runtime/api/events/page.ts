@@ -193,7 +193,8 @@ export async function readChainStamp(
 /**
  * One page through the page cache (events/page-cache.ts). An immutable page answers from memory
  * with the hub's tip (the tip only reports the time of the read) while the hub's finality still
- * covers it; any other hit costs the one single-row stamp read, and a miss that plus the page read.
+ * covers it and the hub is live (events/chain-hub.ts: notifications flowing); any other hit costs
+ * the one single-row stamp read, and a miss that plus the page read.
  */
 export async function readEventsPageCached(
   source: PageSource,
@@ -201,7 +202,8 @@ export async function readEventsPageCached(
   cache: { pages: EventsPageCache; hub: ChainHub | undefined },
 ): Promise<EventsPage> {
   const key = pageKey(query);
-  if (cache.hub !== undefined) {
+  // Only a hub that follows the notifications knows of a reorg below finality without a query.
+  if (cache.hub?.live) {
     const settled = cache.pages.get(key, null, cache.hub.state);
     if (settled !== undefined) return answer(settled, tipJsonOf(cache.hub.state));
   }

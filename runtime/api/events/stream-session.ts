@@ -18,7 +18,8 @@
  *   reconnects without Last-Event-ID, i.e. from the URL's own start position.)
  * - Keepalive: a comment line `: ping` every 20 s.
  * - Resume: reconnect with `Last-Event-ID: <last id received>` (an EventSource does this itself);
- *   the stream continues exactly after that cursor. If that cursor's height was orphaned by a
+ *   the stream continues exactly after that cursor, on this process or any other of the instance
+ *   (ids are cursors, the same everywhere). If that cursor's height was orphaned by a
  *   reorg (the reorg's orphaned range contains it), the stream first sends that reorg's frame
  *   (the deepest such reorg) and continues from its `resume_cursor`, since the server cannot
  *   know whether the events you hold at that height were the orphaned ones.

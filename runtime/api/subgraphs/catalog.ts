@@ -10,7 +10,8 @@
  * when nothing records it), `blocks_behind` = the difference, never negative. Values are
  * cached per process (per chain hub) for at most TIP_CACHE_MS and dropped on every chain-hub
  * signal, so a list request costs no extra query in steady state; a response read in the few
- * milliseconds between a block's commit and its notification may show the previous tip.
+ * milliseconds between a block's commit and its notification may show the previous tip. While the
+ * hub is not live (its listening connection lost) they are read on every request.
  */
 import { schemaTag } from "../../db/prepared-statements.js";
 import type { Queryable } from "../../db/types.js";
@@ -185,7 +186,8 @@ function progressJson(progress: SubgraphProgress): ProgressJson {
 }
 
 async function tipState(ctx: SubgraphsContext): Promise<TipState> {
-  if (!ctx.chainHub) return readTipState(ctx); // no notifications to invalidate a cache with
+  // No notifications to invalidate a cache with (no hub, or its listening connection is down).
+  if (!ctx.chainHub?.live) return readTipState(ctx);
   const cache = cacheFor(ctx.chainHub);
   if (cache.state && Date.now() - cache.state.at < TIP_CACHE_MS) return cache.state;
   const state = await readTipState(ctx);

@@ -1,6 +1,7 @@
 /**
  * The Db interface (DESIGN.md §2 "Storage"): the same behaviour on PGlite and PostgreSQL —
- * lossless numbers, transactions, NOTIFY at commit, idempotent and concurrent migrations.
+ * lossless numbers, transactions, NOTIFY at commit, a lost listening connection made again
+ * (PostgreSQL), idempotent and concurrent migrations.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIngestor } from "../../../runtime/chain/ingest.js";
 import { acquireDataDirLock } from "../../../runtime/db/index.js";
 import { CORE_MIGRATIONS, migrate } from "../../../runtime/db/migrate.js";
+import { LISTENER_APPLICATION_NAME } from "../../../runtime/db/pg-listener.js";
 import { silentLogger } from "../../../runtime/internal/logger.js";
 import { type TestDb, TEST_DB_KIND, createTestDb } from "../../support/db.js";
 import { waitFor } from "../../support/service.js";
@@ -63,6 +65,39 @@ describe(`Db on ${TEST_DB_KIND}`, () => {
     expect(got).toEqual(["one", "two"]);
     await unlisten();
   });
+
+  it.skipIf(TEST_DB_KIND !== "postgres")(
+    "makes a terminated listening connection again, says so, and delivers what is sent after",
+    async () => {
+      const got: string[] = [];
+      const events: string[] = [];
+      const unlisten = await t.db.listen("sluice_test_lost", (p) => got.push(p), {
+        onLost: () => events.push("lost"),
+        onResume: () => events.push("resumed"),
+      });
+      await t.db.notify("sluice_test_lost", "before");
+      await waitFor(() => got.length === 1);
+      const listeners = async () =>
+        (
+          await t.db.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity
+              WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`,
+            [LISTENER_APPLICATION_NAME],
+          )
+        ).rows.map((r) => r.pid);
+      const [old] = await listeners();
+      expect(old, "the listening connection is named in pg_stat_activity").toBeDefined();
+      await t.db.query("SELECT pg_terminate_backend($1)", [old]);
+      await waitFor(() => events.join(",") === "lost,resumed", { timeoutMs: 10_000 });
+      const now = await listeners();
+      expect(now.length).toBe(1);
+      expect(now[0]).not.toBe(old);
+      await t.db.notify("sluice_test_lost", "after");
+      await waitFor(() => got.length === 2);
+      expect(got).toEqual(["before", "after"]);
+      await unlisten();
+    },
+  );
 
   it("applies migrations once: a second run and two concurrent runs apply nothing more", async () => {
     expect(await migrate(t.db)).toEqual([]);

@@ -3,13 +3,18 @@
  * simulated chain with forks is ingested block by block, the tip pages read after each block
  * equal an independent model of the chain so far (a cached page is never older than the
  * database, reorgs included); immutable pages answer the same events and ETag with the current
- * tip; a service with PAGE_CACHE_MB=0 answers byte for byte the same bodies.
+ * tip; a service with PAGE_CACHE_MB=0 answers byte for byte the same bodies; while the listening
+ * connection is down (PostgreSQL), an immutable page is checked against the tip row instead.
  */
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createChainHub } from "../../../../runtime/api/events/chain-hub.js";
+import { LISTENER_APPLICATION_NAME } from "../../../../runtime/db/pg-listener.js";
+import { silentLogger } from "../../../../runtime/internal/logger.js";
 import { simulateChain } from "../../../../runtime/simulator/index.js";
 import type { RawRequest } from "../../../support/chain-model.js";
-import { type TestDb, createTestDb } from "../../../support/db.js";
-import { postObserver, startTestService } from "../../../support/service.js";
+import { PG_ADMIN_URL, TEST_DB_KIND, type TestDb, createTestDb } from "../../../support/db.js";
+import { postObserver, startTestService, waitFor } from "../../../support/service.js";
 import { modelChain, pick } from "../../../support/read-api-model.js";
 
 type Page = {
@@ -107,4 +112,46 @@ describe("Index / Streams page cache", () => {
       await cached.stop();
     }
   });
+
+  it.skipIf(TEST_DB_KIND !== "postgres")(
+    "while the listening connection is down, an immutable page is checked against the tip row",
+    async () => {
+      await testDb.reset();
+      const service = await startTestService(testDb.db);
+      // A second hub on the same driver shares its listening connection: it tells when it is down.
+      const watcher = await createChainHub({ db: testDb.db, logger: silentLogger });
+      const database = pg.escapeIdentifier(new URL(testDb.url as string).pathname.slice(1));
+      const admin = new pg.Client({ connectionString: PG_ADMIN_URL }); // ALTER DATABASE from outside it
+      await admin.connect();
+      try {
+        for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
+        await service.idle();
+        const url = `${service.apiUrl}/v1/index/events?limit=5`;
+        const before = await get(url);
+        expect(before.page.events.at(-1)?.block_height as number).toBeLessThanOrEqual(
+          before.page.tip.finalized_height as number,
+        );
+        expect((await get(url)).etag).toBe(before.etag); // cached, immutable
+        // The listening connection cannot be made again until the end (open pool connections stay).
+        await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+        const { rows } = await testDb.db.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+          [LISTENER_APPLICATION_NAME],
+        );
+        await testDb.db.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid", [rows.map((r) => r.pid)]);
+        await waitFor(() => !watcher.live, { intervalMs: 1 });
+        // A reorg below finality nobody is notified of: the immutable page must be read again.
+        await testDb.db.query("UPDATE control.chain_tip SET reorgs_below_finality = reorgs_below_finality + 1");
+        const during = await get(url);
+        expect(during.etag, "not answered from the hub's last notification").not.toBe(before.etag);
+        expect(during.page.events).toEqual(before.page.events);
+      } finally {
+        await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+        await admin.end();
+        await waitFor(() => watcher.live, { timeoutMs: 15_000 });
+        await watcher.close();
+        await service.stop();
+      }
+    },
+  );
 });
