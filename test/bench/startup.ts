@@ -4,13 +4,13 @@
  * `GET /health` 200, and its resident memory after it has idled (VmRSS; VmHWM is the peak):
  *  A. a fresh (empty) DATA_DIR, the database copied from the build's template;
  *  B. a fresh DATA_DIR with PGLITE_TEMPLATE=off (initdb and every migration, as before the template);
- *  C. a DATA_DIR holding a simulated chain of BENCH_BLOCKS blocks (made once by `sluice simulate`
- *     and `sluice import`, kept in .tmp/bench-startup/ for later runs).
+ *  C. a DATA_DIR holding a simulated chain of BENCH_BLOCKS blocks of about BENCH_EVENTS events
+ *     (made once by `sluice simulate` and `sluice import`, kept in .tmp/bench-startup/ for later runs).
  * A, B and C alternate in every round; the load average is printed with each run. Then, in this
  * process, where the embedded database's memory goes on C's data directory: the WebAssembly heap,
  * the PostgreSQL memory settings, and the JavaScript heap.
  *
- *   npm run build && BENCH_ROUNDS=3 BENCH_BLOCKS=5000 BENCH_IDLE_MS=10000 npx tsx test/bench/startup.ts
+ *   npm run build && BENCH_ROUNDS=3 BENCH_BLOCKS=5000 BENCH_EVENTS=10 BENCH_IDLE_MS=10000 npx tsx test/bench/startup.ts
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -25,6 +25,7 @@ import { REPO_ROOT } from "../support/fixtures.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 5000);
+const EVENTS_PER_BLOCK = Number(process.env.BENCH_EVENTS ?? 10);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
 const SERVICE = path.join(REPO_ROOT, "dist/runtime/main.js");
 const CLI = path.join(REPO_ROOT, "dist/runtime/cli/main.js");
@@ -112,13 +113,13 @@ async function startOnce(dataDir: string, env: Record<string, string>): Promise<
 
 /** The data directory of a simulated chain of BLOCKS blocks, made once. */
 function chainDataDir(): string {
-  const dir = path.join(WORK, `chain-${BLOCKS}`);
+  const dir = path.join(WORK, `chain-${BLOCKS}x${EVENTS_PER_BLOCK}`);
   if (fs.existsSync(path.join(dir, "pgdata", "PG_VERSION"))) {
     log(`${BLOCKS}-block data directory: ${path.relative(REPO_ROOT, dir)} (made by an earlier run)`);
     return dir;
   }
   fs.rmSync(dir, { recursive: true, force: true });
-  const tsv = path.join(WORK, `chain-${BLOCKS}.tsv`);
+  const tsv = path.join(WORK, `chain-${BLOCKS}x${EVENTS_PER_BLOCK}.tsv`);
   const run = (args: string[]) => {
     const res = spawnSync(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...ENV, DATA_DIR: dir },
@@ -129,7 +130,8 @@ function chainDataDir(): string {
     return res.stdout.trim();
   };
   const started = performance.now();
-  run(["simulate", "--out", tsv, "--blocks", String(BLOCKS), "--seed", "bench-startup"]);
+  const size = ["--blocks", String(BLOCKS), "--events-per-block", String(EVENTS_PER_BLOCK)];
+  run(["simulate", "--out", tsv, ...size, "--seed", "bench-startup"]);
   log(`${BLOCKS}-block data directory: ${run(["import", "--quiet", tsv])}`);
   log(`  (simulated and imported in ${((performance.now() - started) / 1000).toFixed(0)} s; ${load()})`);
   fs.rmSync(tsv, { force: true });
