@@ -72,7 +72,8 @@ async function openPglite(dir: string, options: OpenDbOptions): Promise<Db> {
   const started = performance.now();
   const seed = seedFromTemplate(template, dir);
   if (!seed.seeded) {
-    logger.warn({
+    // A missing template is the ordinary case when running from source without a build.
+    (seed.missing ? logger.info : logger.warn)({
       msg: "database template not used; creating the database with initdb",
       template,
       reason: seed.reason,

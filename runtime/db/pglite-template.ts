@@ -128,7 +128,9 @@ export function sha256(data: Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-export type SeedResult = { seeded: true; manifest: TemplateManifest } | { seeded: false; reason: string };
+export type SeedResult =
+  | { seeded: true; manifest: TemplateManifest }
+  | { seeded: false; reason: string; missing?: boolean };
 
 /**
  * Creates data directory `pgdata` (missing or empty) as a copy of the template in `templateDir`,
@@ -146,7 +148,8 @@ export function seedFromTemplate(
     manifest = JSON.parse(fs.readFileSync(path.join(templateDir, MANIFEST_FILE), "utf8")) as TemplateManifest;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { seeded: false, reason: code === "ENOENT" ? `no template at ${templateDir}` : "its manifest is not JSON" };
+    if (code === "ENOENT") return { seeded: false, reason: `no template at ${templateDir}`, missing: true };
+    return { seeded: false, reason: "its manifest is not JSON" };
   }
   const mismatch = templateMismatch(manifest, expected);
   if (mismatch) return { seeded: false, reason: mismatch };
@@ -156,12 +159,14 @@ export function seedFromTemplate(
     fs.mkdirSync(partial, { recursive: true });
     for (const dir of manifest.dirs) fs.mkdirSync(path.join(partial, ...dir.split("/")), { recursive: true });
     const source = path.join(templateDir, TEMPLATE_PGDATA);
+    // One chunk buffer for every file: the copy adds no garbage for the service to carry after it.
+    const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
     for (const file of manifest.files) {
-      const data = fs.readFileSync(path.join(source, ...file.path.split("/")));
-      if (data.length !== file.size || sha256(data) !== file.sha256) {
+      const rel = file.path.split("/");
+      const { size, sha256: digest } = copyFile(path.join(source, ...rel), path.join(partial, ...rel), chunk);
+      if (size !== file.size || digest !== file.sha256) {
         throw new Error(`its file ${file.path} does not match the manifest`);
       }
-      fs.writeFileSync(path.join(partial, ...file.path.split("/")), data);
     }
     fs.rmSync(pgdata, { recursive: true, force: true }); // missing or empty (checked by the caller)
     fs.renameSync(partial, pgdata);
@@ -169,6 +174,30 @@ export function seedFromTemplate(
   } catch (err) {
     fs.rmSync(partial, { recursive: true, force: true });
     return { seeded: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+const COPY_CHUNK_BYTES = 1 << 20;
+
+/** Copies `from` to a new file `to` through `chunk`; returns the size and SHA-256 of what it copied. */
+function copyFile(from: string, to: string, chunk: Buffer): { size: number; sha256: string } {
+  const hash = createHash("sha256");
+  const input = fs.openSync(from, "r");
+  try {
+    const output = fs.openSync(to, "wx");
+    try {
+      let size = 0;
+      for (let n = fs.readSync(input, chunk); n > 0; n = fs.readSync(input, chunk)) {
+        hash.update(chunk.subarray(0, n));
+        fs.writeSync(output, chunk, 0, n);
+        size += n;
+      }
+      return { size, sha256: hash.digest("hex") };
+    } finally {
+      fs.closeSync(output);
+    }
+  } finally {
+    fs.closeSync(input);
   }
 }
 

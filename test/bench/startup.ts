@@ -1,7 +1,7 @@
 /**
  * Start-up benchmark (prints figures; not a test): the compiled service (`npm start`'s entry,
  * `npm run build` first) on the embedded database, timed from process spawn to the first
- * `GET /health` 200, and its resident memory after it has idled (VmRSS; VmHWM is the peak):
+ * `GET /health` 200 (and the CPU time it used until then, steadier on a shared host), and its resident memory after it has idled (VmRSS; VmHWM is the peak):
  *  A. a fresh (empty) DATA_DIR, the database copied from the build's template;
  *  B. a fresh DATA_DIR with PGLITE_TEMPLATE=off (initdb and every migration, as before the template);
  *  C. a DATA_DIR holding a simulated chain of BENCH_BLOCKS blocks of about BENCH_EVENTS events
@@ -52,6 +52,13 @@ function freePort(): Promise<number> {
   });
 }
 
+/** CPU seconds (user + system) process `pid` has used so far (/proc/<pid>/stat, USER_HZ = 100). */
+function cpuSecondsOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
@@ -60,6 +67,8 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 
 interface Run {
   healthMs: number;
+  /** CPU seconds the service used until /health answered 200: steadier than the wall time on a busy host. */
+  cpuS: number;
   rssMb: number;
   peakMb: number;
   load: string;
@@ -89,12 +98,16 @@ async function startOnce(dataDir: string, env: Record<string, string>): Promise<
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     let healthMs = 0;
+    let cpuS = 0;
     while (!healthMs) {
       if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}):\n${stderr}`);
       try {
         const res = await fetch(`http://127.0.0.1:${apiPort}/health`);
         await res.arrayBuffer();
-        if (res.status === 200) healthMs = performance.now() - started;
+        if (res.status === 200) {
+          healthMs = performance.now() - started;
+          cpuS = cpuSecondsOf(child.pid ?? 0);
+        }
       } catch {
         // not listening yet
       }
@@ -104,7 +117,7 @@ async function startOnce(dataDir: string, env: Record<string, string>): Promise<
     const memory = memoryOf(child.pid ?? 0);
     const line = stderr.split("\n").find((l) => l.includes("template"));
     const note = line ? String((JSON.parse(line) as { msg: string }).msg) : "";
-    return { healthMs, ...memory, load: loadAtStart, note };
+    return { healthMs, cpuS, ...memory, load: loadAtStart, note };
   } finally {
     child.kill("SIGTERM");
     await exited;
@@ -205,7 +218,7 @@ async function main(): Promise<void> {
           : await startOnce(fresh, kind === "B" ? { PGLITE_TEMPLATE: "off" } : {});
       runs[kind].push(run);
       log(
-        `  round ${round} ${kind} (${label[kind]}): /health ${(run.healthMs / 1000).toFixed(2)} s, ` +
+        `  round ${round} ${kind} (${label[kind]}): /health ${(run.healthMs / 1000).toFixed(2)} s (CPU ${run.cpuS.toFixed(2)} s), ` +
           `RSS ${run.rssMb.toFixed(0)} MB (peak ${run.peakMb.toFixed(0)} MB); ${run.load}${run.note ? `; ${run.note}` : ""}`,
       );
     }
@@ -215,7 +228,8 @@ async function main(): Promise<void> {
   for (const kind of ["A", "B", "C"] as const) {
     const r = runs[kind];
     log(
-      `  ${kind} ${label[kind]}: /health ${(median(r.map((x) => x.healthMs)) / 1000).toFixed(2)} s, ` +
+      `  ${kind} ${label[kind]}: /health ${(median(r.map((x) => x.healthMs)) / 1000).toFixed(2)} s ` +
+        `(CPU ${median(r.map((x) => x.cpuS)).toFixed(2)} s), ` +
         `RSS ${median(r.map((x) => x.rssMb)).toFixed(0)} MB, peak ${median(r.map((x) => x.peakMb)).toFixed(0)} MB`,
     );
   }
