@@ -73,6 +73,14 @@ export function templateMismatch(
   if (!Array.isArray(m.migrations) || !Array.isArray(m.dirs) || !Array.isArray(m.files)) {
     return "the manifest lacks its migrations, dirs or files";
   }
+  const inside = (p: unknown) =>
+    typeof p === "string" &&
+    p !== "" &&
+    !p.startsWith("/") &&
+    !p.split("/").some((part) => part === ".." || part === "");
+  if (!m.dirs.every(inside) || !m.files.every((f) => inside(f?.path))) {
+    return "the manifest names a path outside the template";
+  }
   if (m.migrations.length > expected.stamps.length) {
     return `it holds ${m.migrations.length} migrations, this code has ${expected.stamps.length}`;
   }
