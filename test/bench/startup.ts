@@ -237,6 +237,10 @@ async function main(): Promise<void> {
   log(
     `  A/B start-up ratio per round: ${ratios.map((x) => x.toFixed(2)).join(", ")} (median ${median(ratios).toFixed(2)})`,
   );
+  const cpuRatios = runs.A.map((a, i) => a.cpuS / runs.B[i].cpuS);
+  log(
+    `  A/B CPU ratio per round: ${cpuRatios.map((x) => x.toFixed(2)).join(", ")} (median ${median(cpuRatios).toFixed(2)})`,
+  );
   await memoryBreakdown(chain);
   log(load());
 }
