@@ -143,7 +143,8 @@ export type SeedResult =
 /**
  * Creates data directory `pgdata` (missing or empty) as a copy of the template in `templateDir`,
  * checking every file against the manifest as it goes. The copy is made beside `pgdata` and renamed
- * into place, so a crash never leaves half a database. Never throws: `seeded: false` says why the
+ * into place, so a crash never leaves half a database (the next start removes the half copy). The
+ * caller holds DATA_DIR's lock. Never throws: `seeded: false` says why the
  * template was not used, and nothing has changed then.
  */
 export function seedFromTemplate(
@@ -163,7 +164,7 @@ export function seedFromTemplate(
   if (mismatch) return { seeded: false, reason: mismatch };
   const partial = `${pgdata}.template-${process.pid}`;
   try {
-    fs.rmSync(partial, { recursive: true, force: true });
+    removeStaleCopies(pgdata);
     fs.mkdirSync(partial, { recursive: true });
     for (const dir of manifest.dirs) fs.mkdirSync(path.join(partial, ...dir.split("/")), { recursive: true });
     const source = path.join(templateDir, TEMPLATE_PGDATA);
@@ -186,6 +187,15 @@ export function seedFromTemplate(
 }
 
 const COPY_CHUNK_BYTES = 1 << 20;
+
+/** Copies left beside `pgdata` by a process that died while copying (the caller holds DATA_DIR's lock). */
+function removeStaleCopies(pgdata: string): void {
+  const prefix = `${path.basename(pgdata)}.template-`;
+  const parent = path.dirname(pgdata);
+  for (const name of fs.existsSync(parent) ? fs.readdirSync(parent) : []) {
+    if (name.startsWith(prefix)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+}
 
 /** Copies `from` to a new file `to` through `chunk`; returns the size and SHA-256 of what it copied. */
 function copyFile(from: string, to: string, chunk: Buffer): { size: number; sha256: string } {

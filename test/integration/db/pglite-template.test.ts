@@ -97,6 +97,20 @@ describe.skipIf(TEST_DB_KIND === "postgres")("the embedded database's data-direc
     expect(logged.join("\n")).toContain("database created from the template");
   });
 
+  it("removes the half copy a process that died while copying left behind", async () => {
+    const dataDir = path.join(root, "after-a-crash");
+    const half = path.join(dataDir, "pgdata.template-999999999");
+    fs.mkdirSync(path.join(half, "base"), { recursive: true });
+    fs.writeFileSync(path.join(half, "PG_VERSION"), "17\n");
+    const db = await openDb({ databaseUrl: null, dataDir, pgliteTemplate: fullTemplate, logger });
+    try {
+      expect(await migrate(db)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+    expect(fs.readdirSync(dataDir).filter((f) => f.startsWith("pgdata"))).toEqual(["pgdata"]);
+  });
+
   it("draws the per-database webhook token afresh for each copy", async () => {
     const token = (db: Db) =>
       db.query<{ t: string }>("SELECT webhooks_token AS t FROM control.webhook_progress").then((r) => r.rows[0].t);
