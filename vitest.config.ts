@@ -31,6 +31,8 @@ const LONG_FILES = [
   // reference and its killed imports see alike.
   "test/integration/cli/import-crash-safety.test.ts",
   "test/integration/chain/simulated-ingest.test.ts",
+  // Six embedded databases created with initdb (the template's fallbacks and their reference).
+  "test/integration/db/pglite-template.test.ts",
   "test/e2e/console.test.ts",
 ];
 

@@ -27,7 +27,7 @@ import { buildNodeReport } from "./observer/node-report.js";
 import type { SubgraphEngine } from "./subgraphs/index.js";
 import { createWebhooks, type Webhooks, type WebhooksDeps } from "./dispatcher/index.js";
 import { createExtendedApp } from "./extended/index.js";
-import { createIngestLeadership, type IngestLeadership } from "./scale/ingest-leadership.js";
+import type { IngestLeadership } from "./scale/ingest-leadership.js";
 import { createLeaderJournalProcessor } from "./scale/leader-processor.js";
 import { dutiesOf, type Role } from "./scale/roles.js";
 import { createReadReplicas, type ReadReplicas } from "./scale/read-replicas.js";
@@ -124,6 +124,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+        pgliteTemplate: config.pgliteTemplate,
+        logger,
       }));
     if (!options.db) shutdown.add("database", () => db.close());
     if (config.role !== "all" && db.kind !== "postgres") {
@@ -188,6 +190,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // ROLE=ingest: applies only while it holds the leadership (runtime/scale); ROLE=all always.
     let leadership: IngestLeadership | null = null;
     if (duties.applies === "when-leader") {
+      // Loaded only for ROLE=ingest: the embedded database's start-up does not pay for the pg driver.
+      const { createIngestLeadership } = await import("./scale/ingest-leadership.js");
       const lead = createIngestLeadership({ databaseUrl: config.databaseUrl ?? "", logger });
       shutdown.add("ingest leadership", () => lead.stop());
       leadership = lead;

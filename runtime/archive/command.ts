@@ -60,6 +60,7 @@ export function registerArchiveCommands(program: Command): void {
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+        pgliteTemplate: config.pgliteTemplate,
       });
       try {
         await migrate(db);
@@ -219,6 +220,7 @@ export function registerArchiveCommands(program: Command): void {
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+        pgliteTemplate: config.pgliteTemplate,
       });
       try {
         await migrate(db);
@@ -295,6 +297,8 @@ async function runRestore(operation: RestoreOperation, opts: RestoreFlags): Prom
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+    pgliteTemplate: config.pgliteTemplate,
+    logger,
   });
   try {
     await migrate(db);

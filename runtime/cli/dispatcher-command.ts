@@ -36,6 +36,8 @@ export function registerDispatcherCommand(program: Command): void {
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+        pgliteTemplate: config.pgliteTemplate,
+        logger,
       });
       try {
         await migrate(db);

@@ -41,6 +41,8 @@ export function registerImportCommand(program: Command): void {
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+        pgliteTemplate: config.pgliteTemplate,
+        logger,
       });
       try {
         await migrate(db);

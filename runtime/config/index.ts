@@ -3,6 +3,7 @@
  * Every bad value is reported, one clear line each, before anything starts.
  */
 import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from "../db/pglite-settings.js";
+import { defaultTemplateDir } from "../db/pglite-template.js";
 import path from "node:path";
 import { ConfigError } from "../internal/errors.js";
 import { type AddressRange, parseAddressRanges } from "./address-allow-list.js";
@@ -51,6 +52,11 @@ export interface Config {
   pageCacheBytes: number;
   /** PGLITE_SHARED_BUFFERS_MB: the embedded database's shared_buffers (runtime/db/pglite.ts). */
   pgliteSharedBuffersMb: number;
+  /**
+   * PGLITE_TEMPLATE: the data-directory template a new embedded database is copied from
+   * (runtime/db/pglite-template.ts; by default the one the build made), or null (`off`) for initdb.
+   */
+  pgliteTemplate: string | null;
   /**
    * SIGNING_KEY_SEED: base64 of a 32-byte ed25519 seed, or null to keep the key in DATA_DIR
    * (runtime/internal/signing-key.ts). Secret: never logged, never echoed in config errors.
@@ -220,6 +226,8 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     "is not a whole number 1-65536",
   );
 
+  const pgliteTemplate = parsePgliteTemplate(env.PGLITE_TEMPLATE, problems);
+
   const webhookSecretKey = env.WEBHOOK_SECRET_KEY?.trim() ? env.WEBHOOK_SECRET_KEY.trim() : null;
   if (webhookSecretKey !== null && !isSeed(webhookSecretKey)) {
     problems.push(
@@ -279,6 +287,7 @@ export function parseConfig(env: Env = process.env): Readonly<Config> {
     observerBodyLimit,
     pageCacheBytes,
     pgliteSharedBuffersMb,
+    pgliteTemplate,
     signingKeySeed,
     webhookSecretKey,
     stacksNodeRpcUrl,
@@ -325,6 +334,16 @@ function replicaUrls(name: string, raw: string | undefined, problems: string[]):
     urls.push(url);
   });
   return urls;
+}
+
+/** PGLITE_TEMPLATE: unset or `on` → the build's template, `off` → none, a path (with a `/`) → that one. */
+function parsePgliteTemplate(raw: string | undefined, problems: string[]): string | null {
+  const value = raw?.trim() ?? "";
+  if (value === "" || value === "on") return defaultTemplateDir();
+  if (value === "off") return null;
+  if (value.includes("/")) return path.resolve(value);
+  problems.push(`PGLITE_TEMPLATE=${JSON.stringify(raw)} is not on, off or a template directory (a path with a /)`);
+  return null;
 }
 
 /** An http(s) URL with a host, or null when unset; anything else is reported. */

@@ -55,6 +55,10 @@ export interface MigrationLedger {
 
 const CORE_LEDGER: MigrationLedger = { schema: "control", lockKey: 7_301_955_001 };
 
+/** The ledger table's columns (`{table}` is the schema-qualified name). */
+export const LEDGER_TABLE_DDL =
+  "CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())";
+
 /** Applies pending migrations; returns the versions applied by this call. */
 export async function migrate(
   db: Db,
@@ -65,9 +69,7 @@ export async function migrate(
   return db.transaction(async (q) => {
     await q.query("SELECT pg_advisory_xact_lock($1)", [ledger.lockKey]);
     await q.query(`CREATE SCHEMA IF NOT EXISTS ${ledger.schema}`);
-    await q.query(
-      `CREATE TABLE IF NOT EXISTS ${table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    await q.query(LEDGER_TABLE_DDL.replace("{table}", table));
     const { rows } = await q.query<{ version: number }>(`SELECT version FROM ${table}`);
     const done = new Set(rows.map((r) => r.version));
     const applied: number[] = [];

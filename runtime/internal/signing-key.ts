@@ -15,7 +15,14 @@
  * The secret never leaves this module's closures: it is not a property of the returned object, so
  * it cannot reach logs, `JSON.stringify` or `util.inspect`, and no error message quotes it.
  */
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign as nativeSign } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  randomBytes,
+  sign as nativeSign,
+  verify as nativeVerify,
+} from "node:crypto";
 import {
   closeSync,
   fchmodSync,
@@ -30,7 +37,6 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { inspect } from "node:util";
-import nacl from "tweetnacl";
 import { ConfigError, NonRetryableError } from "./errors.js";
 
 export interface SigningKey {
@@ -63,6 +69,7 @@ export class SigningKeyError extends NonRetryableError {
 
 export const SIGNING_KEY_FILE = "signing-key.json";
 const SEED_BYTES = 32;
+const SIGNATURE_BYTES = 64;
 /** DER prefix of an ed25519 SubjectPublicKeyInfo (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 },
  * BIT STRING (32 bytes) }; the raw key follows. */
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -94,32 +101,24 @@ export function loadOrCreateSigningKey(options: LoadSigningKeyOptions): SigningK
 /** Builds the key object for a 32-byte ed25519 seed. */
 export function signingKeyFromSeed(seed: Uint8Array): SigningKey {
   if (seed.length !== SEED_BYTES) throw new TypeError(`an ed25519 seed is ${SEED_BYTES} bytes, got ${seed.length}`);
-  const pair = nacl.sign.keyPair.fromSeed(new Uint8Array(seed));
-  const secretKey = pair.secretKey; // held by the closures below only
-  const publicKey = new Uint8Array(pair.publicKey);
-  const keyId = keyIdFor(publicKey);
-  const publicKeyPem = spkiPem(publicKey);
-
-  // Cross-check the hand-built PEM with node:crypto: it must parse as ed25519 and hold our key.
-  const parsed = createPublicKey(publicKeyPem);
-  const jwk = parsed.export({ format: "jwk" });
-  if (parsed.asymmetricKeyType !== "ed25519" || jwk.x !== Buffer.from(publicKey).toString("base64url")) {
-    throw new Error("internal: the SPKI PEM built for the signing key does not round-trip through node:crypto");
-  }
-
-  // Signing runs on every webhook delivery: tweetnacl's pure-JS signature costs ~20 ms here, the
-  // native one ~0.2 ms. Ed25519 is deterministic (RFC 8032), so both give the same bytes; checked once.
+  // node:crypto derives the key pair natively (tweetnacl's pure-JS derivation took ~150 ms of
+  // start-up); signing runs on every webhook delivery, natively too (~0.2 ms, ~20 ms in JS).
   const nativeKey = createPrivateKey({
     key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
     format: "der",
     type: "pkcs8",
   });
-  const probe = Buffer.from(`${keyId} signing check`, "utf8");
-  if (!nativeSign(null, probe, nativeKey).equals(Buffer.from(nacl.sign.detached(new Uint8Array(probe), secretKey)))) {
-    throw new Error("internal: node:crypto and tweetnacl disagree on an ed25519 signature");
+  const publicKeyObject = createPublicKey(nativeKey);
+  const publicKey = new Uint8Array(
+    publicKeyObject.export({ format: "der", type: "spki" }).subarray(ED25519_SPKI_PREFIX.length),
+  );
+  const keyId = keyIdFor(publicKey);
+  const publicKeyPem = spkiPem(publicKey);
+  if (publicKeyObject.asymmetricKeyType !== "ed25519" || publicKey.length !== 32) {
+    throw new Error("internal: node:crypto did not derive a 32-byte ed25519 public key");
   }
 
-  const toBytes = (m: Uint8Array | string) => (typeof m === "string" ? new Uint8Array(Buffer.from(m, "utf8")) : m);
+  const toBytes = (m: Uint8Array | string) => (typeof m === "string" ? Buffer.from(m, "utf8") : m);
   const key: SigningKey = {
     keyId,
     publicKeyPem,
@@ -133,8 +132,8 @@ export function signingKeyFromSeed(seed: Uint8Array): SigningKey {
     },
     verify(message, signature) {
       const sig = Buffer.from(signature, "base64");
-      if (sig.length !== nacl.sign.signatureLength) return false;
-      return nacl.sign.detached.verify(toBytes(message), new Uint8Array(sig), publicKey);
+      if (sig.length !== SIGNATURE_BYTES) return false;
+      return nativeVerify(null, toBytes(message), publicKeyObject, sig);
     },
   };
   Object.defineProperties(key, {

@@ -162,6 +162,21 @@ describe("bad values", () => {
     }
   });
 
+  it("PGLITE_TEMPLATE: the build's template by default and with on, none with off, else a directory", () => {
+    // The build writes it to dist/pglite-template of the repository.
+    const built = path.resolve(import.meta.dirname, "../../../dist/pglite-template");
+    expect(parseConfig({}).pgliteTemplate).toBe(built);
+    expect(parseConfig({ PGLITE_TEMPLATE: "on" }).pgliteTemplate).toBe(built);
+    expect(parseConfig({ PGLITE_TEMPLATE: "off" }).pgliteTemplate).toBeNull();
+    expect(parseConfig({ PGLITE_TEMPLATE: "./tpl/a" }).pgliteTemplate).toBe(path.resolve("tpl/a"));
+    expect(parseConfig({ PGLITE_TEMPLATE: "/srv/tpl" }).pgliteTemplate).toBe("/srv/tpl");
+    for (const raw of ["of", "false", "yes"]) {
+      expect(problemsOf({ PGLITE_TEMPLATE: raw })).toEqual([
+        `PGLITE_TEMPLATE=${JSON.stringify(raw)} is not on, off or a template directory (a path with a /)`,
+      ]);
+    }
+  });
+
   it("an unknown NETWORK lists the allowed ones", () => {
     expect(problemsOf({ NETWORK: "regtest" })).toEqual(['NETWORK="regtest" is not one of: mainnet, testnet, devnet']);
   });
