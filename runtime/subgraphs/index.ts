@@ -108,11 +108,21 @@ export interface SubgraphEngine {
   reindex(name: string): Promise<SubgraphProgress>;
   /** Drops a deployed subgraph's tables and definition; 409 BUILT_IN_SUBGRAPH for built-ins. */
   remove(name: string): Promise<void>;
+  /**
+   * Loads what another process deployed, changed or deleted (control.subgraphs is the truth).
+   * Run on its notification (SUBGRAPHS_CHANNEL) and when the listening connection comes back.
+   */
+  sync(): Promise<void>;
   /** Resolves when no backfill or reindex runs in this process. */
   idle(): Promise<void>;
   /** Stops background operations after their current batch. */
   close(): Promise<void>;
 }
+
+/** NOTIFY channel of subgraph deploys and deletes; the payload is the subgraph's name. */
+export const SUBGRAPHS_CHANNEL = "sluice_subgraphs";
+
+const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export interface SubgraphEngineDeps {
   db: Db;
@@ -186,6 +196,16 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       index: buildDispatchIndex(source.module, contracts),
       deployedAt: deployedAt.toISOString(),
     });
+
+  let unlisten: (() => Promise<void>) | undefined;
+  /** Tells the other processes that `name` was deployed, changed or deleted (after the commit). */
+  const announce = async (name: string) => {
+    try {
+      await db.notify(SUBGRAPHS_CHANNEL, name);
+    } catch (err) {
+      log.warn({ msg: "cannot tell other processes of a subgraph change", subgraph: name, error: errorMessage(err) });
+    }
+  };
 
   const active = (name: string): ActiveSubgraph | undefined => {
     const l = loaded.get(name);
@@ -563,6 +583,13 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         if (row.status === "backfilling" || row.status === "reindexing") needsBackfill.push(row.name);
       for (const name of new Set(needsBackfill)) startOperation(name);
       log.info({ msg: "subgraphs loaded", subgraphs: [...loaded.keys()] });
+      // Deploys and deletes made through other processes (runtime/scale: several API processes).
+      const resync = () => {
+        engine.sync().catch((err) => {
+          log.error({ msg: "cannot load the subgraphs another process changed", error: errorMessage(err) });
+        });
+      };
+      unlisten = await db.listen(SUBGRAPHS_CHANNEL, resync, { onResume: resync });
     },
 
     onRowChanges(listener) {
@@ -673,6 +700,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       const row = await readSubgraphRow(db, name);
       if (row === null) throw new Error(`subgraph ${name} vanished after deploy`);
       setLoaded(source, row.deployedAt);
+      if (outcome.action !== "unchanged") await announce(name);
       log.info({ msg: "subgraph deployed", subgraph: name, version: model.version, action: outcome.action });
       if (outcome.backfill) startOperation(name);
       return {
@@ -720,8 +748,17 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         await q.query("DELETE FROM control.subgraphs WHERE name = $1", [name]);
       });
       loaded.delete(name);
+      await announce(name);
       rmSync(path.resolve(config.dataDir, "subgraphs", name), { recursive: true, force: true });
       log.info({ msg: "subgraph deleted", subgraph: name });
+    },
+
+    async sync() {
+      if (closing) return;
+      const { rows } = await db.query<{ name: string; module_hash: string }>(
+        "SELECT name, module_hash FROM control.subgraphs ORDER BY name",
+      );
+      await syncModules(db, rows);
     },
 
     async idle() {
@@ -730,6 +767,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
 
     async close() {
       closing = true;
+      await unlisten?.();
       await engine.idle();
     },
   };
