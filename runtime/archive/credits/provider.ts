@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 
 export interface CheckoutRequest {
-  /** Our id for the checkout: also the provider's idempotency key, so a retry opens no second session. */
+  /** Our id for the checkout: also the provider's idempotency key, so a retry opens no second checkout. */
   checkoutId: string;
   keyId: string;
   amountCents: number;
