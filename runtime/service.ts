@@ -30,7 +30,7 @@ import { createExtendedApp } from "./extended/index.js";
 import type { IngestLeadership } from "./scale/ingest-leadership.js";
 import { createLeaderJournalProcessor } from "./scale/leader-processor.js";
 import { dutiesOf, type Role } from "./scale/roles.js";
-import { createReadReplicas, type ReadReplicas } from "./scale/read-replicas.js";
+import type { ReadReplicas } from "./scale/read-replicas.js";
 
 export interface Service {
   config: Readonly<Config>;
@@ -211,6 +211,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // DATABASE_READ_URL: /v1 reads of indexed chain data go to a usable replica (runtime/scale/read-replicas.ts).
     let replicas: ReadReplicas | null = null;
     if (config.readReplicaUrls.length && db.kind === "postgres") {
+      // Loaded only with replicas: it brings the pg driver, which the embedded database never uses.
+      const { createReadReplicas } = await import("./scale/read-replicas.js");
       const set = createReadReplicas({
         primary: db,
         urls: config.readReplicaUrls,

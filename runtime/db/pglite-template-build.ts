@@ -1,17 +1,24 @@
 /**
- * Makes the embedded database's data-directory template (runtime/db/pglite-template.ts): initdb and
- * every core migration on a new PGlite data directory, closed cleanly, with its manifest. Run by
+ * Makes the embedded database's data-directory template (runtime/db/pglite-template.ts): initdb,
+ * every core migration and the built-in subgraphs (deployed by the subgraph engine, as a first start
+ * deploys them) on a new PGlite data directory, closed cleanly, with its manifest. Run by
  * `npm run build` (`node dist/runtime/db/pglite-template-build.js [dir]`, default dist/pglite-template);
- * a template that is already up to date (same PGlite, same migrations, every file intact) is kept,
+ * a template that is already up to date (same PGlite, migrations and subgraphs, every file intact) is kept,
  * so a rebuild costs a file check, not an initdb.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseConfig } from "../config/index.js";
+import { silentLogger } from "../internal/logger.js";
+import { createSubgraphEngine } from "../subgraphs/index.js";
+import { builtinSources, builtinSubgraphs } from "../subgraphs/module-loader.js";
+import type { SubgraphModule } from "../subgraphs/types.js";
 import { CORE_MIGRATIONS, type Migration, migrate } from "./migrate.js";
 import { createPgliteDb } from "./pglite.js";
 import {
   MANIFEST_FILE,
+  type SubgraphStamp,
   TEMPLATE_FORMAT,
   TEMPLATE_PGDATA,
   type TemplateManifest,
@@ -30,13 +37,25 @@ export interface BuildResult {
   migrations: number;
 }
 
-/** Builds the template in `dir` (replacing one made by other code), or keeps it when up to date. */
+/** Pure: the stamps of the built-in subgraphs a template holds, by name. */
+export function subgraphStamps(modules: readonly SubgraphModule[]): SubgraphStamp[] {
+  return builtinSources(modules)
+    .map((s) => ({ name: s.module.name, moduleHash: s.moduleHash }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Builds the template in `dir` (replacing one made by other code), or keeps it when up to date.
+ * `subgraphs` are the built-in subgraphs deployed in it (none for a template of other migrations).
+ */
 export async function buildPgliteTemplate(
   dir: string,
   migrations: readonly Migration[] = CORE_MIGRATIONS,
+  subgraphs: readonly SubgraphModule[] = builtinSubgraphs,
 ): Promise<BuildResult> {
   const expected = { pglite: pgliteVersion(), stamps: migrationStamps(migrations) };
-  if (upToDate(dir, expected)) return { built: false, dir, migrations: migrations.length };
+  const subgraphsHeld = subgraphStamps(subgraphs);
+  if (upToDate(dir, expected, subgraphsHeld)) return { built: false, dir, migrations: migrations.length };
   const partial = `${dir}.${process.pid}.partial`;
   fs.rmSync(partial, { recursive: true, force: true });
   const pgdata = path.join(partial, TEMPLATE_PGDATA);
@@ -44,6 +63,12 @@ export async function buildPgliteTemplate(
   const db = await createPgliteDb(pgdata);
   try {
     await migrate(db, [...migrations]);
+    if (subgraphs.length) {
+      // The engine's own first-start deploy; the network only selects contracts for dispatch.
+      const engine = createSubgraphEngine({ db, config: parseConfig({}), logger: silentLogger, builtins: subgraphs });
+      await engine.init();
+      await engine.close();
+    }
   } finally {
     await db.close();
   }
@@ -52,6 +77,7 @@ export async function buildPgliteTemplate(
     format: TEMPLATE_FORMAT,
     pglite: expected.pglite,
     migrations: expected.stamps,
+    subgraphs: subgraphsHeld,
     dirs: tree.dirs,
     files: tree.files.map((file) => {
       const data = fs.readFileSync(path.join(pgdata, ...file.split("/")));
@@ -65,7 +91,11 @@ export async function buildPgliteTemplate(
 }
 
 /** The template in `dir` matches `expected` exactly and its files are as the manifest says. */
-function upToDate(dir: string, expected: Parameters<typeof templateMismatch>[1]): boolean {
+function upToDate(
+  dir: string,
+  expected: Parameters<typeof templateMismatch>[1],
+  subgraphs: readonly SubgraphStamp[],
+): boolean {
   let manifest: TemplateManifest;
   try {
     manifest = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_FILE), "utf8")) as TemplateManifest;
@@ -75,6 +105,7 @@ function upToDate(dir: string, expected: Parameters<typeof templateMismatch>[1])
   if (templateMismatch(manifest, expected) !== null || manifest.migrations.length !== expected.stamps.length) {
     return false;
   }
+  if (JSON.stringify(manifest.subgraphs ?? []) !== JSON.stringify(subgraphs)) return false;
   return manifest.files.every((f) => {
     try {
       const data = fs.readFileSync(path.join(dir, TEMPLATE_PGDATA, ...f.path.split("/")));

@@ -4,9 +4,14 @@
  * A first start on an empty DATA_DIR copies it instead of running initdb and every migration
  * (initdb alone is seconds of CPU); migrate() then applies only the migrations newer than it.
  *
+ * The built-in subgraphs are deployed in it too (their tables and control rows): on a first start the
+ * subgraph engine then finds them up to date instead of creating every table.
+ *
  * Layout: `manifest.json` (what the template holds) and `pgdata/` (the data directory). The manifest
  * names the PGlite version and each migration it contains (version, name, SHA-256 of its SQL, and
- * of the ledger DDL), so a template made by other code is recognised and ignored, and the size and
+ * of the ledger DDL), so a template made by other code is recognised and ignored, the built-in
+ * subgraphs it holds (name and module hash; the engine reconciles any that differ, as on an older
+ * database), and the size and
  * SHA-256 of every file, checked while copying, so a damaged template is never used. Whatever goes
  * wrong, the caller falls back to creating the database the ordinary way.
  */
@@ -29,6 +34,12 @@ export interface MigrationStamp {
   sha256: string;
 }
 
+export interface SubgraphStamp {
+  name: string;
+  /** The engine's module hash (routes and migration SQL): equal means nothing to change on start. */
+  moduleHash: string;
+}
+
 export interface TemplateFile {
   /** Relative to pgdata/, with forward slashes. */
   path: string;
@@ -41,6 +52,8 @@ export interface TemplateManifest {
   /** @electric-sql/pglite's version: a data directory is only read by the PostgreSQL that wrote it. */
   pglite: string;
   migrations: MigrationStamp[];
+  /** The built-in subgraphs deployed in it (absent in templates made before they were). */
+  subgraphs?: SubgraphStamp[];
   /** Every directory of pgdata/ (relative, parents first): PostgreSQL needs the empty ones too. */
   dirs: string[];
   files: TemplateFile[];
@@ -242,8 +255,14 @@ const REDRAWN_PER_DATABASE: readonly { version: number; sql: string }[] = [
   },
 ];
 
-/** Pure: the statements that redraw the per-database values of the migrations a template holds. */
-export function redrawSql(manifest: Pick<TemplateManifest, "migrations">): string[] {
+/** A copy's built-in subgraphs were deployed when the database was created, not when the template was built. */
+const REDRAW_SUBGRAPH_TIMES =
+  "UPDATE control.subgraphs SET deployed_at = now(), updated_at = now() WHERE kind = 'builtin'";
+
+/** Pure: the statements that redraw the per-database values of what a template holds. */
+export function redrawSql(manifest: Pick<TemplateManifest, "migrations" | "subgraphs">): string[] {
   const held = new Set(manifest.migrations.map((m) => m.version));
-  return REDRAWN_PER_DATABASE.filter((r) => held.has(r.version)).map((r) => r.sql);
+  const sql = REDRAWN_PER_DATABASE.filter((r) => held.has(r.version)).map((r) => r.sql);
+  if (manifest.subgraphs?.length) sql.push(REDRAW_SUBGRAPH_TIMES);
+  return sql;
 }

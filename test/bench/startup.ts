@@ -1,17 +1,21 @@
 /**
  * Start-up benchmark (prints figures; not a test): the compiled service (`npm start`'s entry,
  * `npm run build` first) on the embedded database, timed from process spawn to the first
- * `GET /health` 200 (and the CPU time it used until then, steadier on a shared host), and its resident memory after it has idled (VmRSS; VmHWM is the peak):
- *  A. a fresh (empty) DATA_DIR, the database copied from the build's template;
- *  B. a fresh DATA_DIR with PGLITE_TEMPLATE=off (initdb and every migration, as before the template);
- *  C. a DATA_DIR holding a simulated chain of BENCH_BLOCKS blocks of about BENCH_EVENTS events
- *     (made once by `sluice simulate` and `sluice import`, kept in .tmp/bench-startup/ for later runs).
- * A, B and C alternate in every round; the load average is printed with each run. Then, in this
- * process, where the embedded database's memory goes on C's data directory: the WebAssembly heap,
- * the PostgreSQL memory settings, and the JavaScript heap.
+ * `GET /health` 200 (and the CPU time it used until then, steadier on a shared host), and its
+ * resident memory after it has idled BENCH_IDLE_MS (VmRSS; VmHWM is the peak), on:
+ *  fresh — an empty DATA_DIR, the database copied from the build's template;
+ *  off   — the same with PGLITE_TEMPLATE=off (initdb and every migration; only with BENCH_OFF=1);
+ *  chain — a DATA_DIR holding a simulated chain of BENCH_BLOCKS blocks of about BENCH_EVENTS events
+ *          (made once by `sluice simulate` and `sluice import`, kept in .tmp/bench-startup/; or
+ *          BENCH_CHAIN_DIR).
+ * BENCH_BASE=<checkout> (built there, template included) runs the same cases on that build too:
+ * base and this build alternate within every case of every round, and the ratios this/base are
+ * printed per round. The load average is printed with each run. Then, in this process, where the
+ * embedded database's memory goes on the chain's data directory: the WebAssembly heap, the
+ * PostgreSQL memory settings, and the JavaScript heap.
  *
  *   npm run build && BENCH_ROUNDS=3 BENCH_BLOCKS=5000 BENCH_EVENTS=10 BENCH_IDLE_MS=10000 npx tsx test/bench/startup.ts
- */
+ *   BENCH_BASE=../base npx tsx test/bench/startup.ts   # A/B against another build */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -27,6 +31,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 5000);
 const EVENTS_PER_BLOCK = Number(process.env.BENCH_EVENTS ?? 10);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
+const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : null;
+const WITH_OFF = process.env.BENCH_OFF === "1";
 const SERVICE = path.join(REPO_ROOT, "dist/runtime/main.js");
 const CLI = path.join(REPO_ROOT, "dist/runtime/cli/main.js");
 const WORK = path.join(REPO_ROOT, ".tmp", "bench-startup");
@@ -77,11 +83,11 @@ interface Run {
 }
 
 /** Starts the service on `dataDir`, times /health 200 from spawn, idles, reads its memory, stops it. */
-async function startOnce(dataDir: string, env: Record<string, string>): Promise<Run> {
+async function startOnce(service: string, dataDir: string, env: Record<string, string>): Promise<Run> {
   const [apiPort, observerPort] = [await freePort(), await freePort()];
   const loadAtStart = load();
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [SERVICE], {
+  const child: ChildProcess = spawn(process.execPath, [service], {
     env: {
       ...process.env,
       ...ENV,
@@ -126,7 +132,9 @@ async function startOnce(dataDir: string, env: Record<string, string>): Promise<
 
 /** The data directory of a simulated chain of BLOCKS blocks, made once. */
 function chainDataDir(): string {
-  const dir = path.join(WORK, `chain-${BLOCKS}x${EVENTS_PER_BLOCK}`);
+  const dir = process.env.BENCH_CHAIN_DIR
+    ? path.resolve(process.env.BENCH_CHAIN_DIR)
+    : path.join(WORK, `chain-${BLOCKS}x${EVENTS_PER_BLOCK}`);
   if (fs.existsSync(path.join(dir, "pgdata", "PG_VERSION"))) {
     log(`${BLOCKS}-block data directory: ${path.relative(REPO_ROOT, dir)} (made by an earlier run)`);
     return dir;
@@ -195,52 +203,89 @@ async function memoryBreakdown(dataDir: string): Promise<void> {
   }
 }
 
+type Case = "fresh" | "off" | "chain";
+
 async function main(): Promise<void> {
-  for (const file of [SERVICE, CLI]) if (!fs.existsSync(file)) throw new Error(`${file} is missing: npm run build`);
-  const template = defaultTemplateDir();
-  if (!fs.existsSync(template)) throw new Error(`${template} is missing: npm run build`);
+  const builds: { name: "base" | "this"; service: string }[] = [];
+  if (BASE) builds.push({ name: "base", service: path.join(BASE, "dist/runtime/main.js") });
+  builds.push({ name: "this", service: SERVICE });
+  for (const file of [...builds.map((b) => b.service), CLI]) {
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing: npm run build`);
+  }
+  for (const root of [REPO_ROOT, ...(BASE ? [BASE] : [])]) {
+    const template = path.join(root, "dist", "pglite-template");
+    if (!fs.existsSync(template)) throw new Error(`${template} is missing: npm run build`);
+  }
+  if (!fs.existsSync(defaultTemplateDir())) throw new Error("the template is missing: npm run build");
   fs.mkdirSync(WORK, { recursive: true });
   const chain = chainDataDir();
-  log(`start-up to GET /health 200, then RSS after ${IDLE_MS / 1000} s idle; ${ROUNDS} rounds, A/B/C alternating`);
-  const runs: Record<"A" | "B" | "C", Run[]> = { A: [], B: [], C: [] };
-  const label = {
-    A: "fresh DATA_DIR, template",
-    B: "fresh DATA_DIR, PGLITE_TEMPLATE=off",
-    C: `${BLOCKS}-block DATA_DIR`,
+  const cases: Case[] = WITH_OFF ? ["fresh", "off", "chain"] : ["fresh", "chain"];
+  const label: Record<Case, string> = {
+    fresh: "fresh DATA_DIR, template",
+    off: "fresh DATA_DIR, PGLITE_TEMPLATE=off",
+    chain: `${BLOCKS}-block DATA_DIR`,
   };
+  log(
+    `start-up to GET /health 200, then RSS after ${IDLE_MS / 1000} s idle; ${ROUNDS} rounds; ` +
+      `builds ${builds.map((b) => b.name).join(", ")} alternating in each case${BASE ? ` (base: ${BASE})` : ""}`,
+  );
+  const runs = new Map<string, Run[]>();
+  const key = (build: string, c: Case) => `${build} ${c}`;
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const kind of ["A", "B", "C"] as const) {
-      const fresh = path.join(WORK, "fresh");
-      fs.rmSync(fresh, { recursive: true, force: true });
-      const run =
-        kind === "C"
-          ? await startOnce(chain, {})
-          : await startOnce(fresh, kind === "B" ? { PGLITE_TEMPLATE: "off" } : {});
-      runs[kind].push(run);
-      log(
-        `  round ${round} ${kind} (${label[kind]}): /health ${(run.healthMs / 1000).toFixed(2)} s (CPU ${run.cpuS.toFixed(2)} s), ` +
-          `RSS ${run.rssMb.toFixed(0)} MB (peak ${run.peakMb.toFixed(0)} MB); ${run.load}${run.note ? `; ${run.note}` : ""}`,
-      );
+    for (const c of cases) {
+      // Alternate which build goes first, so neither always follows the other.
+      const order = round % 2 === 1 ? builds : [...builds].reverse();
+      for (const build of order) {
+        const fresh = path.join(WORK, "fresh");
+        fs.rmSync(fresh, { recursive: true, force: true });
+        const run =
+          c === "chain"
+            ? await startOnce(build.service, chain, {})
+            : await startOnce(build.service, fresh, c === "off" ? { PGLITE_TEMPLATE: "off" } : {});
+        const list = runs.get(key(build.name, c)) ?? [];
+        list.push(run);
+        runs.set(key(build.name, c), list);
+        log(
+          `  round ${round} ${build.name} ${c} (${label[c]}): /health ${(run.healthMs / 1000).toFixed(2)} s (CPU ${run.cpuS.toFixed(2)} s), ` +
+            `RSS ${run.rssMb.toFixed(0)} MB (peak ${run.peakMb.toFixed(0)} MB); ${run.load}${run.note ? `; ${run.note}` : ""}`,
+        );
+      }
     }
   }
   fs.rmSync(path.join(WORK, "fresh"), { recursive: true, force: true });
-  log("\nmedians:");
-  for (const kind of ["A", "B", "C"] as const) {
-    const r = runs[kind];
-    log(
-      `  ${kind} ${label[kind]}: /health ${(median(r.map((x) => x.healthMs)) / 1000).toFixed(2)} s ` +
-        `(CPU ${median(r.map((x) => x.cpuS)).toFixed(2)} s), ` +
-        `RSS ${median(r.map((x) => x.rssMb)).toFixed(0)} MB, peak ${median(r.map((x) => x.peakMb)).toFixed(0)} MB`,
-    );
+  log("\nmedians (min–max):");
+  const span = (xs: number[], digits: number) =>
+    `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+  for (const c of cases) {
+    for (const build of builds) {
+      const r = runs.get(key(build.name, c)) ?? [];
+      log(
+        `  ${build.name} ${label[c]}: /health ${span(
+          r.map((x) => x.healthMs / 1000),
+          2,
+        )} s, CPU ${span(
+          r.map((x) => x.cpuS),
+          2,
+        )} s, RSS ${span(
+          r.map((x) => x.rssMb),
+          0,
+        )} MB, peak ${span(
+          r.map((x) => x.peakMb),
+          0,
+        )} MB`,
+      );
+    }
   }
-  const ratios = runs.A.map((a, i) => a.healthMs / runs.B[i].healthMs);
-  log(
-    `  A/B start-up ratio per round: ${ratios.map((x) => x.toFixed(2)).join(", ")} (median ${median(ratios).toFixed(2)})`,
-  );
-  const cpuRatios = runs.A.map((a, i) => a.cpuS / runs.B[i].cpuS);
-  log(
-    `  A/B CPU ratio per round: ${cpuRatios.map((x) => x.toFixed(2)).join(", ")} (median ${median(cpuRatios).toFixed(2)})`,
-  );
+  if (BASE) {
+    log("this/base per round (wall; CPU; idle RSS):");
+    for (const c of cases) {
+      const a = runs.get(key("base", c)) ?? [];
+      const b = runs.get(key("this", c)) ?? [];
+      const ratio = (f: (r: Run) => number) => b.map((x, i) => f(x) / f(a[i]));
+      const show = (xs: number[]) => `${xs.map((x) => x.toFixed(2)).join(", ")} (median ${median(xs).toFixed(2)})`;
+      log(`  ${c}: ${show(ratio((r) => r.healthMs))}; ${show(ratio((r) => r.cpuS))}; ${show(ratio((r) => r.rssMb))}`);
+    }
+  }
   await memoryBreakdown(chain);
   log(load());
 }

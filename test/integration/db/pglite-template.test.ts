@@ -1,7 +1,8 @@
 /**
  * The embedded database's data-directory template (runtime/db/pglite-template.ts, README
- * "Start-up"): a new DATA_DIR copied from it has the schema and the migration ledger of one made by
- * initdb and the migrations; only migrations newer than the template run; a template made from
+ * "Start-up"): a new DATA_DIR copied from it has the schema, the migration ledger and the built-in
+ * subgraphs of one made by initdb, the migrations and the subgraph engine's first start, which then
+ * finds nothing to create; only migrations newer than the template run; a template made from
  * other migrations, or damaged, or missing, is ignored with a log line and the database is created
  * with initdb. Real PGlite data directories throughout.
  */
@@ -9,12 +10,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../../runtime/config/index.js";
 import { openDb } from "../../../runtime/db/index.js";
 import { CORE_MIGRATIONS, migrate } from "../../../runtime/db/migrate.js";
 import { MANIFEST_FILE, TEMPLATE_PGDATA } from "../../../runtime/db/pglite-template.js";
 import { buildPgliteTemplate } from "../../../runtime/db/pglite-template-build.js";
 import type { Db } from "../../../runtime/db/types.js";
-import { createLogger } from "../../../runtime/internal/logger.js";
+import { createLogger, silentLogger } from "../../../runtime/internal/logger.js";
+import { createSubgraphEngine } from "../../../runtime/subgraphs/index.js";
+import { builtinSubgraphs } from "../../../runtime/subgraphs/module-loader.js";
 import { TEST_DB_KIND } from "../../support/db.js";
 
 /** Everything a migration defines, as sorted text rows (no oids, no timestamps). */
@@ -42,6 +46,21 @@ async function catalog(db: Db): Promise<Record<string, string[]>> {
   return out;
 }
 
+/** Starts and stops the subgraph engine with the built-in subgraphs, as a service start does. */
+async function startSubgraphs(db: Db): Promise<void> {
+  const engine = createSubgraphEngine({ db, config: parseConfig({ DATA_DIR: ".tmp/unused" }), logger: silentLogger });
+  await engine.init();
+  await engine.close();
+}
+
+/** The built-in subgraphs' control rows, without the times. */
+async function subgraphRows(db: Db): Promise<string[]> {
+  const { rows } = await db.query<{ r: string }>(
+    "SELECT name || ' ' || kind || ' ' || version || ' ' || module_hash || ' ' || status AS r FROM control.subgraphs ORDER BY name",
+  );
+  return rows.map((row) => row.r);
+}
+
 async function ledger(db: Db): Promise<string[]> {
   const { rows } = await db.query<{ version: number; name: string }>(
     "SELECT version, name FROM control.migrations ORDER BY version",
@@ -53,6 +72,9 @@ describe.skipIf(TEST_DB_KIND === "postgres")("the embedded database's data-direc
   let root: string;
   let fullTemplate: string;
   let reference: { catalog: Record<string, string[]>; ledger: string[] };
+  /** The same after the subgraph engine's first start: what a service has once started. */
+  let started: { catalog: Record<string, string[]>; subgraphs: string[] };
+  let builtAt: number;
   const logged: string[] = [];
   const logger = createLogger({ level: "info", write: (line) => logged.push(line) });
   let n = 0;
@@ -74,27 +96,58 @@ describe.skipIf(TEST_DB_KIND === "postgres")("the embedded database's data-direc
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-template-"));
     fullTemplate = path.join(root, "template-full");
+    builtAt = Date.now();
     expect((await buildPgliteTemplate(fullTemplate)).built).toBe(true);
-    // The reference: initdb and every migration, as without a template.
+    // The reference: initdb and every migration, as without a template; then the engine's first start.
     reference = await withNewDataDir(null, async (db, applied) => {
       expect(applied).toEqual(CORE_MIGRATIONS.map((m) => m.version));
-      return { catalog: await catalog(db), ledger: await ledger(db) };
+      const core = { catalog: await catalog(db), ledger: await ledger(db) };
+      await startSubgraphs(db);
+      started = { catalog: await catalog(db), subgraphs: await subgraphRows(db) };
+      return core;
     });
   });
   afterAll(() => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it("gives a new data directory the schema and the migration ledger of one migrated the normal way", async () => {
+  it("gives a new data directory the schema, ledger and built-in subgraphs of one created the normal way", async () => {
     expect(reference.ledger).toEqual(CORE_MIGRATIONS.map((m) => `${m.version} ${m.name}`));
     expect(reference.catalog.columns.length).toBeGreaterThan(100);
+    // The engine's first start adds every built-in subgraph's tables.
+    expect(started.subgraphs.map((r) => r.split(" ")[0])).toEqual(builtinSubgraphs.map((m) => m.name).sort());
+    expect(started.catalog.relations.length).toBeGreaterThan(reference.catalog.relations.length);
     logged.length = 0;
     await withNewDataDir(fullTemplate, async (db, applied) => {
       expect(applied).toEqual([]); // every migration came with the template
       expect(await ledger(db)).toEqual(reference.ledger);
-      expect(await catalog(db)).toEqual(reference.catalog);
+      expect(await catalog(db)).toEqual(started.catalog);
+      expect(await subgraphRows(db)).toEqual(started.subgraphs);
+      // Nothing left for the engine's start to create or change.
+      const before = await db.query<{ x: string }>("SELECT txid_current()::text AS x");
+      await startSubgraphs(db);
+      expect(await catalog(db)).toEqual(started.catalog);
+      expect(await subgraphRows(db)).toEqual(started.subgraphs);
+      const { rows } = await db.query<{ n: string }>(
+        "SELECT count(*)::text AS n FROM pg_class WHERE xmin::text::bigint > $1::bigint",
+        [before.rows[0].x],
+      );
+      expect(rows[0].n).toBe("0");
     });
     expect(logged.join("\n")).toContain("database created from the template");
+  });
+
+  it("dates a copy's built-in subgraphs from the copy, not from the template's build", async () => {
+    const times = await withNewDataDir(fullTemplate, async (db) => {
+      const { rows } = await db.query<{ deployed: string; updated: string }>(
+        "SELECT min(deployed_at)::text AS deployed, min(updated_at)::text AS updated FROM control.subgraphs",
+      );
+      return rows[0];
+    });
+    const manifestWritten = fs.statSync(path.join(fullTemplate, MANIFEST_FILE)).mtimeMs;
+    expect(builtAt).toBeLessThan(manifestWritten);
+    expect(Date.parse(times.deployed)).toBeGreaterThan(manifestWritten);
+    expect(Date.parse(times.updated)).toBeGreaterThan(manifestWritten);
   });
 
   it("removes the half copy a process that died while copying left behind", async () => {
@@ -129,7 +182,7 @@ describe.skipIf(TEST_DB_KIND === "postgres")("the embedded database's data-direc
   it("runs only the migrations newer than an older template", async () => {
     const older = CORE_MIGRATIONS.slice(0, CORE_MIGRATIONS.length - 2);
     const dir = path.join(root, "template-older");
-    await buildPgliteTemplate(dir, older);
+    await buildPgliteTemplate(dir, older, []);
     await withNewDataDir(dir, async (db, applied) => {
       expect(applied).toEqual(CORE_MIGRATIONS.slice(-2).map((m) => m.version));
       expect(await ledger(db)).toEqual(reference.ledger);
@@ -145,7 +198,7 @@ describe.skipIf(TEST_DB_KIND === "postgres")("the embedded database's data-direc
       { ...last, sql: `${last.sql};\nCREATE TABLE control.only_in_the_other_template (x int);` },
     ];
     const dir = path.join(root, "template-other");
-    await buildPgliteTemplate(dir, other);
+    await buildPgliteTemplate(dir, other, []);
     logged.length = 0;
     await withNewDataDir(dir, async (db, applied) => {
       expect(applied).toEqual(CORE_MIGRATIONS.map((m) => m.version));
