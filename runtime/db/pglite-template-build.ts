@@ -37,7 +37,7 @@ export interface BuildResult {
   migrations: number;
 }
 
-/** Pure: the stamps of the built-in subgraphs a template holds, by name. */
+/** The stamps of the built-in subgraphs a template holds (module hashes from their files), by name. */
 export function subgraphStamps(modules: readonly SubgraphModule[]): SubgraphStamp[] {
   return builtinSources(modules)
     .map((s) => ({ name: s.module.name, moduleHash: s.moduleHash }))
