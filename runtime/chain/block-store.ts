@@ -35,53 +35,157 @@ const json = toJsonb;
 const text = (v: string | null): string | null => (v?.includes("\u0000") ? v.replaceAll("\u0000", "\ufffd") : v);
 
 /**
- * The block's row, its transactions and its events in ONE statement (data-modifying CTEs): a
- * round trip to the server costs about as much as inserting a block's rows, so three became one.
- * Parameters $1–$13 are the block; $14–$35 the transaction columns; $36–$48 the event columns;
- * $49 the block's matured miner rewards; $50–$54 its STX balance changes (address-activity.ts);
- * $55 the transactions' execution costs (blockExecutionCosts); $56 the transactions' burnchain op
- * details (migration 0015); $57 the events' raw_value bytes (migration 0016).
+ * The rows of several blocks (each block's row, its transactions, events, execution costs and STX
+ * balance changes) in ONE statement (data-modifying CTEs over unnest): a round trip to the server
+ * costs about as much as inserting a block's rows, so a transaction's consecutive blocks share one
+ * (chain-row-buffer.ts). Block columns are arrays with one element per block; each transaction,
+ * event and balance row names its block by a 1-based ordinal (`blk`) into them. The parameter count
+ * is constant however many blocks and rows.
  */
-const INSERT_BLOCK_ROWS = `WITH block_row AS (
-    INSERT INTO chain.blocks (index_block_hash, block_hash, block_height, parent_index_block_hash,
-      parent_block_hash, burn_block_hash, burn_block_height, burn_block_time, block_time, miner_txid,
-      tx_count, event_count, canonical, matured_miner_rewards)
-    VALUES ($1::text, $2, $3::integer, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::boolean, $49::jsonb)),
-  tx_rows AS (
-    INSERT INTO chain.transactions (index_block_hash, block_height, canonical, tx_index, tx_id, tx_type,
-      status, sender, sponsor, nonce, fee, contract_id, function_name, function_args, recipient, amount,
-      memo, raw_result, result, raw_tx, burnchain_op, microblock_sequence, microblock_hash,
-      contract_interface, vm_error, burnchain_op_details)
-    SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($14::int[], $15::text[], $16::text[], $17::text[],
-      $18::text[], $19::text[], $20::numeric[], $21::numeric[], $22::text[], $23::text[], $24::jsonb[], $25::text[],
-      $26::numeric[], $27::text[], $28::text[], $29::jsonb[], $30::text[], $31::boolean[], $32::int[], $33::text[],
-      $34::jsonb[], $35::text[], $56::jsonb[])),
-  cost_row AS (
-    INSERT INTO chain.block_execution_costs (index_block_hash, costs) SELECT $1::text, $55::jsonb WHERE $55::jsonb IS NOT NULL),
-  balance_rows AS (
-    INSERT INTO chain.address_activity (index_block_hash, block_height, canonical, address, received, sent,
-      fees, miner_rewards)
-    SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($50::text[], $51::numeric[], $52::numeric[],
-      $53::numeric[], $54::numeric[]))
-  INSERT INTO chain.events (index_block_hash, block_height, canonical, event_index, tx_id, tx_index,
-    node_event_index, committed, event_type, contract_id, asset_identifier, sender, recipient, amount,
-    topic, payload, raw_value)
-  SELECT $1::text, $3::integer, $13::boolean, * FROM unnest($36::int[], $37::text[], $38::int[], $39::int[],
-    $40::boolean[], $41::text[], $42::text[], $43::text[], $44::text[], $45::text[], $46::numeric[], $47::text[],
-    $48::jsonb[], $57::bytea[])`;
+const BLOCK_COLUMNS: readonly (readonly [string, string])[] = [
+  ["index_block_hash", "text"],
+  ["block_hash", "text"],
+  ["block_height", "integer"],
+  ["parent_index_block_hash", "text"],
+  ["parent_block_hash", "text"],
+  ["burn_block_hash", "text"],
+  ["burn_block_height", "integer"],
+  ["burn_block_time", "bigint"],
+  ["block_time", "bigint"],
+  ["miner_txid", "text"],
+  ["tx_count", "integer"],
+  ["event_count", "integer"],
+  ["canonical", "boolean"],
+  ["matured_miner_rewards", "jsonb"],
+];
+/** In txColumns' order, then burnchain_op_details. */
+const TX_COLUMNS: readonly (readonly [string, string])[] = [
+  ["tx_index", "int"],
+  ["tx_id", "text"],
+  ["tx_type", "text"],
+  ["status", "text"],
+  ["sender", "text"],
+  ["sponsor", "text"],
+  ["nonce", "numeric"],
+  ["fee", "numeric"],
+  ["contract_id", "text"],
+  ["function_name", "text"],
+  ["function_args", "jsonb"],
+  ["recipient", "text"],
+  ["amount", "numeric"],
+  ["memo", "text"],
+  ["raw_result", "text"],
+  ["result", "jsonb"],
+  ["raw_tx", "text"],
+  ["burnchain_op", "boolean"],
+  ["microblock_sequence", "int"],
+  ["microblock_hash", "text"],
+  ["contract_interface", "jsonb"],
+  ["vm_error", "text"],
+  ["burnchain_op_details", "jsonb"],
+];
+/** In eventColumns' order, then raw_value. */
+const EVENT_COLUMNS: readonly (readonly [string, string])[] = [
+  ["event_index", "int"],
+  ["tx_id", "text"],
+  ["tx_index", "int"],
+  ["node_event_index", "int"],
+  ["committed", "boolean"],
+  ["event_type", "text"],
+  ["contract_id", "text"],
+  ["asset_identifier", "text"],
+  ["sender", "text"],
+  ["recipient", "text"],
+  ["amount", "numeric"],
+  ["topic", "text"],
+  ["payload", "jsonb"],
+  ["raw_value", "bytea"],
+];
+/** In addressActivityColumns' order. */
+const ACTIVITY_COLUMNS: readonly (readonly [string, string])[] = [
+  ["address", "text"],
+  ["received", "numeric"],
+  ["sent", "numeric"],
+  ["fees", "numeric"],
+  ["miner_rewards", "numeric"],
+];
+
+function insertBlocksRowsSql(): string {
+  let n = 0;
+  const arrays = (columns: readonly (readonly [string, string])[]) =>
+    columns.map(([, type]) => `$${++n}::${type}[]`).join(", ");
+  const names = (columns: readonly (readonly [string, string])[]) => columns.map(([name]) => name).join(", ");
+  const blocks = arrays(BLOCK_COLUMNS);
+  const costs = `$${++n}::jsonb[]`;
+  // The block's hash, height and flag for a row of block `blk` ($1, $3 and $13 are those columns).
+  const ofBlock = "($1::text[])[r.blk], ($3::integer[])[r.blk], ($13::boolean[])[r.blk]";
+  const rows = (table: string, columns: readonly (readonly [string, string])[]) => {
+    const blk = `$${++n}::int[]`;
+    const input = arrays(columns);
+    return `INSERT INTO ${table} (index_block_hash, block_height, canonical, ${names(columns)})
+    SELECT ${ofBlock}, ${columns.map((_, i) => `r.c${i}`).join(", ")}
+      FROM unnest(${blk}, ${input}) AS r(blk, ${columns.map((_, i) => `c${i}`).join(", ")})`;
+  };
+  const txs = rows("chain.transactions", TX_COLUMNS);
+  const activity = rows("chain.address_activity", ACTIVITY_COLUMNS);
+  const events = rows("chain.events", EVENT_COLUMNS);
+  return `WITH block_rows AS (
+    INSERT INTO chain.blocks (${names(BLOCK_COLUMNS)}) SELECT * FROM unnest(${blocks})),
+  cost_rows AS (
+    INSERT INTO chain.block_execution_costs (index_block_hash, costs)
+    SELECT h, c FROM unnest($1::text[], ${costs}) AS x(h, c) WHERE c IS NOT NULL),
+  tx_rows AS (${txs}),
+  balance_rows AS (${activity})
+  ${events}`;
+}
+const INSERT_BLOCKS_ROWS = insertBlocksRowsSql();
+
+/** A block to store and whether it is canonical. */
+export interface BlockRows {
+  block: DecodedBlock;
+  canonical: boolean;
+}
 
 export async function insertBlockRows(q: Queryable, block: DecodedBlock, canonical: boolean): Promise<void> {
-  const stored = block.events.map(storedPayload);
-  await q.query(INSERT_BLOCK_ROWS, [
-    ...blockParams(block, canonical),
-    ...txColumns(block.txs),
-    ...eventColumns(block.events, stored),
-    json(block.maturedMinerRewards),
-    ...addressActivityColumns(addressActivity(block)),
-    blockExecutionCosts(block.txs),
-    block.txs.map((x) => json(x.burnchainOpDetails)),
-    stored.map((s) => s.rawValue),
-  ]);
+  await insertBlocksRows(q, [{ block, canonical }]);
+}
+
+/** The chain rows of `blocks`, in one statement, in their order. */
+export async function insertBlocksRows(q: Queryable, blocks: readonly BlockRows[]): Promise<void> {
+  await q.query(INSERT_BLOCKS_ROWS, blocksRowsParams(blocks));
+}
+
+/** Pure: the parameters of INSERT_BLOCKS_ROWS. */
+export function blocksRowsParams(blocks: readonly BlockRows[]): unknown[] {
+  const blockCols: unknown[][] = BLOCK_COLUMNS.map(() => []);
+  const costs: (string | null)[] = [];
+  const txBlk: number[] = [];
+  const txCols: unknown[][] = TX_COLUMNS.map(() => []);
+  const eventBlk: number[] = [];
+  const eventCols: unknown[][] = EVENT_COLUMNS.map(() => []);
+  const activityBlk: number[] = [];
+  const activityCols: unknown[][] = ACTIVITY_COLUMNS.map(() => []);
+  const append = (into: unknown[][], columns: readonly unknown[][]) => {
+    for (let c = 0; c < columns.length; c++) {
+      const to = into[c];
+      for (const v of columns[c]) to.push(v);
+    }
+  };
+  blocks.forEach(({ block, canonical }, i) => {
+    const blk = i + 1;
+    const values = [...blockParams(block, canonical), json(block.maturedMinerRewards)];
+    for (let c = 0; c < values.length; c++) blockCols[c].push(values[c]);
+    costs.push(blockExecutionCosts(block.txs));
+    const stored = block.events.map(storedPayload);
+    append(txCols, [...txColumns(block.txs), block.txs.map((x) => json(x.burnchainOpDetails))]);
+    for (let k = 0; k < block.txs.length; k++) txBlk.push(blk);
+    append(eventCols, [...eventColumns(block.events, stored), stored.map((s) => s.rawValue)]);
+    for (let k = 0; k < block.events.length; k++) eventBlk.push(blk);
+    const activity = addressActivityColumns(addressActivity(block));
+    append(activityCols, activity);
+    for (let k = 0; k < activity[0].length; k++) activityBlk.push(blk);
+  });
+  return [...blockCols, costs, txBlk, ...txCols, activityBlk, ...activityCols, eventBlk, ...eventCols];
 }
 
 /**

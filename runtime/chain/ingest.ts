@@ -7,14 +7,8 @@
 import type { Db, Queryable } from "../db/types.js";
 import { RetryableError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import {
-  insertBlockRows,
-  insertBurnBlocks,
-  loadBlock,
-  readBranch,
-  readCanonicalFrom,
-  setCanonical,
-} from "./block-store.js";
+import { insertBurnBlocks, loadBlock, readBranch, readCanonicalFrom, setCanonical } from "./block-store.js";
+import { type ChainRowBuffer, createChainRowBuffer } from "./chain-row-buffer.js";
 import { type Decoded, type DecodeResult, tryDecode } from "./decode-request.js";
 import { type ChainStep, decideFinality } from "./finality.js";
 import { type BlockRef, branchFloor, planForkChoice } from "./fork-choice.js";
@@ -89,13 +83,19 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   /**
    * db.transaction, run again at once when a hook asks for it (RetryTransactionError); hooks hear
    * of the commit. Any other failure goes to the caller, which asks `isRetryable` (via
-   * malformedReason) whether the request is tried again later.
+   * malformedReason) whether the request is tried again later. `fn` gets the transaction's
+   * connection through its chain row buffer (chain-row-buffer.ts), drained before the commit.
    */
-  async function blockTransaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  async function blockTransaction<T>(fn: (q: Queryable, rows: ChainRowBuffer) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let committed: { q: Queryable; result: T };
       try {
-        committed = await db.transaction(async (q) => ({ q, result: await fn(q) }));
+        committed = await db.transaction(async (tx) => {
+          const rows = createChainRowBuffer(tx);
+          const result = await fn(rows.queryable, rows);
+          await rows.drain();
+          return { q: rows.queryable, result };
+        });
       } catch (err) {
         if (!(err instanceof RetryTransactionError) || attempt >= TRANSACTION_ATTEMPTS) throw err;
         logger.info({ msg: "block transaction rolled back; running it again", reason: err.message, attempt });
@@ -135,7 +135,12 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   }
   type TipHolder = ReturnType<typeof transactionTip>;
 
-  async function applyDecoded(q: Queryable, decoded: Decoded, tips: TipHolder): Promise<IngestOutcome> {
+  async function applyDecoded(
+    q: Queryable,
+    rows: ChainRowBuffer,
+    decoded: Decoded,
+    tips: TipHolder,
+  ): Promise<IngestOutcome> {
     if (decoded.kind === "other") return { kind: "journaled" };
     if (decoded.kind === "burn_block") {
       const tt = await tips.get();
@@ -145,10 +150,15 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       tt.raiseBurn(b.burnBlockHeight);
       return { kind: "burn_block", burnBlockHeight: b.burnBlockHeight };
     }
-    return applyBlock(q, decoded.block, await tips.get());
+    return applyBlock(q, rows, decoded.block, await tips.get());
   }
 
-  async function applyBlock(q: Queryable, block: DecodedBlock, tt: TransactionTip): Promise<IngestOutcome> {
+  async function applyBlock(
+    q: Queryable,
+    rows: ChainRowBuffer,
+    block: DecodedBlock,
+    tt: TransactionTip,
+  ): Promise<IngestOutcome> {
     if (tt.restoring) throw new RestoreInProgressError();
     const base = {
       kind: "block" as const,
@@ -167,9 +177,8 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     };
     const quick = planForkChoice({ tip: current, block: ref, branch: [], forkBase: null });
     if (quick.kind === "extend") {
-      await withRowsInserted(insertBlockRows(q, block, true), async () => {
-        for (const h of hooks) await h.applyBlock(q, block);
-      });
+      rows.add(block, true);
+      for (const h of hooks) await h.applyBlock(q, block);
       tt.extend(
         {
           tip: { indexBlockHash: block.indexBlockHash, height: block.height },
@@ -185,7 +194,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
     // Fork choice and finality from here on read the tip as stored.
     const tip = await tt.settled();
     const finality = (step: ChainStep) => decideFinality(tip, step);
-    await insertBlockRows(q, block, false);
+    rows.add(block, false);
     if (quick.kind === "side") {
       if (block.height !== tip.blockHeight) {
         await tt.write({
@@ -295,10 +304,10 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
   }
 
   async function processDecoded(entryId: string, decoded: Decoded): Promise<IngestOutcome> {
-    return blockTransaction(async (q) => {
+    return blockTransaction(async (q, rows) => {
       await relaxCommit(q, db.kind);
       const tips = transactionTip(q, decoded.kind === "block" ? [decoded.block.indexBlockHash] : []);
-      const outcome = await applyDecoded(q, decoded, tips);
+      const outcome = await applyDecoded(q, rows, decoded, tips);
       await markJournalDone(q, entryId);
       await tips.flush(); // before the hooks' last writes, which may read the finality boundary
       await beforeCommit(q);
@@ -354,7 +363,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
         outcomes[i] = id === null ? { kind: "skipped" } : { kind: "malformed", reason: decoded.reason };
       }
       const apply = (indexes: number[]) =>
-        blockTransaction(async (q) => {
+        blockTransaction(async (q, rows) => {
           await relaxCommit(q, db.kind);
           // One journal statement for the batch; a request already imported (its key journaled
           // before, or earlier in this batch) is skipped.
@@ -383,7 +392,7 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
           for (const i of indexes) {
             const { sourceKey, decoded } = items[i];
             const first = fresh.delete(sourceKey);
-            results.push(first ? await applyDecoded(q, decoded as Decoded, tips) : { kind: "skipped" });
+            results.push(first ? await applyDecoded(q, rows, decoded as Decoded, tips) : { kind: "skipped" });
           }
           await tips.flush(); // before the hooks' last writes, which may read the finality boundary
           await beforeCommit(q);
@@ -458,23 +467,6 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
  * The server flushes its WAL by itself within a fraction of a second, so killing our process loses
  * nothing. PGlite runs inside our process and has no WAL writer: there, commits stay synchronous.
  */
-/**
- * Runs `work` while the block's chain rows are still being inserted: the connection queues the
- * hooks' statements behind the insert, and the hooks' own computing overlaps the server's. An
- * insert that failed is the error reported (the hooks' statements then failed only because the
- * transaction was aborted).
- */
-async function withRowsInserted(inserting: Promise<void>, work: () => Promise<void>): Promise<void> {
-  inserting.catch(() => {}); // awaited below on every path
-  try {
-    await work();
-  } catch (err) {
-    await inserting;
-    throw err;
-  }
-  await inserting;
-}
-
 async function relaxCommit(q: Queryable, kind: Db["kind"]): Promise<void> {
   if (kind === "postgres") await q.query("SET LOCAL synchronous_commit TO off");
 }
