@@ -275,7 +275,7 @@ export async function chainIsEmpty(q: Queryable): Promise<boolean> {
 export async function readSecondaryIndexes(q: Queryable): Promise<{ name: string; definition: string }[]> {
   const { rows } = await q.query<{ name: string; definition: string }>(
     `SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
-      WHERE i.schemaname = 'chain' AND i.tablename IN ('blocks', 'transactions', 'events', 'burn_blocks')
+      WHERE i.schemaname = 'chain' AND i.tablename IN ('blocks', 'transactions', 'events', 'burn_blocks', 'address_activity')
         AND NOT EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_class ic ON ic.oid = c.conindid
                          JOIN pg_namespace n ON n.oid = ic.relnamespace
                         WHERE n.nspname = 'chain' AND ic.relname = i.indexname)
@@ -300,35 +300,38 @@ export async function canonicalHeights(q: Queryable): Promise<{ min: number; max
 
 /**
  * Builds the missing indexes, each in its own transaction (a restart builds only what is still
- * missing), then gathers statistics. On PostgreSQL in two lanes on two connections — the events
- * table's indexes, and the others — with room to sort in memory.
+ * missing), and gathers statistics. On PostgreSQL two connections take the statements one at a
+ * time from one queue — the statistics first (the longest), then the indexes of the largest
+ * tables first — so both cores stay busy to the end (two index builds on one table share it).
  */
 export async function buildIndexes(db: Db, indexes: readonly { name: string; definition: string }[]): Promise<number> {
   const { rows } = await db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'chain'");
   const present = new Set(rows.map((r) => r.indexname));
   const missing = indexes.filter((ix) => !present.has(ix.name));
-  const onEvents = (ix: { definition: string }) => / ON chain\.events /.test(ix.definition);
-  const lanes =
-    db.kind === "postgres"
-      ? [
-          { build: missing.filter(onEvents), analyze: ["chain.events"] },
-          {
-            build: missing.filter((ix) => !onEvents(ix)),
-            analyze: ["chain.blocks", "chain.transactions", "chain.burn_blocks"],
-          },
-        ]
-      : [{ build: missing, analyze: ["chain.blocks", "chain.transactions", "chain.events", "chain.burn_blocks"] }];
-  await Promise.all(
-    lanes.map(async (lane) => {
-      for (const ix of lane.build) {
-        await db.transaction(async (q) => {
+  const { rows: sizes } = await db.query<{ name: string; bytes: string }>(
+    `SELECT 'chain.' || relname AS name, pg_relation_size(oid)::text AS bytes FROM pg_class
+      WHERE relnamespace = 'chain'::regnamespace AND relkind = 'r'`,
+  );
+  const size = new Map(sizes.map((r) => [r.name, Number(r.bytes)]));
+  const tableOf = (definition: string) => / ON (chain\.\w+) /.exec(definition)?.[1] ?? "";
+  const byIndex = [...missing].sort(
+    (x, y) => (size.get(tableOf(y.definition)) ?? 0) - (size.get(tableOf(x.definition)) ?? 0),
+  );
+  const analyzed = ["chain.events", "chain.transactions", "chain.blocks", "chain.burn_blocks"];
+  const queue: (() => Promise<void>)[] = [
+    ...analyzed.map((table) => async () => db.exec(await analyzeSql(db, table))),
+    ...byIndex.map(
+      (ix) => () =>
+        db.transaction(async (q) => {
           if (db.kind === "postgres") await q.query("SET LOCAL maintenance_work_mem = '512MB'");
           await q.exec(ix.definition);
-        });
-      }
-      for (const table of lane.analyze) await db.exec(await analyzeSql(db, table));
-    }),
-  );
+        }),
+    ),
+  ];
+  const lane = async () => {
+    for (let task = queue.shift(); task; task = queue.shift()) await task();
+  };
+  await Promise.all(Array.from({ length: db.kind === "postgres" ? 2 : 1 }, lane));
   return missing.length;
 }
 

@@ -57,7 +57,11 @@ function holdsNumber(v: ClarityJson): boolean {
 
 /** One bundle events row (COPY text, without its newline) as stored: compact payload, raw_value appended. */
 export function compactEventRow(line: string): string {
-  const fields = line.split("\t");
+  return compactEventFields(line.split("\t"), line);
+}
+
+/** compactEventRow of a row already split into its fields (which it reuses). */
+function compactEventFields(fields: string[], line: string): string {
   if (fields.length !== BUNDLE_COLUMNS.length) return `${line}\t${NULL}`; // COPY refuses it with its own message
   const text = copyFieldValue(fields[COL.payload]);
   let payload: ClarityJson = null;
@@ -84,8 +88,19 @@ export function compactEventRow(line: string): string {
   return fields.join("\t");
 }
 
-/** compactEventRow over a stream of COPY text chunks (rows may be cut anywhere across chunks). */
-export async function* compactEventRows(data: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+/**
+ * compactEventRow over a stream of COPY text chunks (rows may be cut anywhere across chunks);
+ * `onRow`, when given, sees each bundle row's fields first (a restore derives rows from them).
+ */
+export async function* compactEventRows(
+  data: AsyncIterable<Buffer>,
+  onRow?: (fields: readonly string[]) => void,
+): AsyncIterable<Buffer> {
+  const compact = (line: string) => {
+    const fields = line.split("\t");
+    onRow?.(fields);
+    return compactEventFields(fields, line);
+  };
   let rest: Buffer = Buffer.alloc(0);
   for await (const chunk of data) {
     const buf = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
@@ -97,7 +112,7 @@ export async function* compactEventRows(data: AsyncIterable<Buffer>): AsyncItera
     // A newline byte never occurs inside a UTF-8 sequence: whole rows decode on their own.
     const rows = buf.toString("utf8", 0, end).split("\n");
     rest = buf.subarray(end + 1);
-    yield Buffer.from(`${rows.map(compactEventRow).join("\n")}\n`, "utf8");
+    yield Buffer.from(`${rows.map(compact).join("\n")}\n`, "utf8");
   }
-  if (rest.length > 0) yield Buffer.from(compactEventRow(rest.toString("utf8")), "utf8");
+  if (rest.length > 0) yield Buffer.from(compact(rest.toString("utf8")), "utf8");
 }

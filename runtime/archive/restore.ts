@@ -17,6 +17,7 @@
  * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
  * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
+import { ADDRESS_ACTIVITY_COLUMNS, AddressActivityRows } from "./address-activity-rows.js";
 import { compactEventRows, RESTORED_EVENT_COLUMNS } from "./compact-event-rows.js";
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -336,21 +337,8 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     o.progress?.update(`building ${state.droppedIndexes.length} chain indexes…`);
     const dropped = state.droppedIndexes;
     const bootstrap = o.operation === "bootstrap";
-    // The derived address rows of a bootstrap are a scan of the loaded tables that needs none of
-    // the indexes: on PostgreSQL it runs beside the index builds, on a connection of its own. A
-    // re-run redoes it whole (it deletes what it derives), so it need not commit with the tip.
-    const deriveAddresses = async () => {
-      if (bootstrap)
-        await db.transaction(async (q) => {
-          if (db.kind === "postgres") await q.query("SET LOCAL work_mem = '256MB'");
-          await rebuildAddressActivity(q, 0, 2_147_483_647);
-        });
-    };
-    if (db.kind === "postgres") await Promise.all([buildIndexes(db, dropped), deriveAddresses()]);
-    else {
-      await buildIndexes(db, dropped);
-      await deriveAddresses();
-    }
+    // (A bootstrap's derived address rows were written with each partition.)
+    await buildIndexes(db, dropped);
     await db.transaction(async (q) => {
       await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
       if (bootstrap) await markAllForBackfill(q);
@@ -445,6 +433,9 @@ async function loadPartition(
         "blocks were ingested while the bootstrap ran: stop the service, then run the bootstrap again",
       );
     const fileHash = createHash("sha256");
+    // A bootstrap derives the partition's address rows from its sections on the way to COPY (a
+    // backfill or repair rebuilds them with SQL once its rows are in, through the indexes).
+    const activity = bootstrap ? new AddressActivityRows() : null;
     let rows = 0;
     let read: Awaited<ReturnType<typeof readBundle>>;
     try {
@@ -465,16 +456,27 @@ async function loadPartition(
             for await (const c of data) chunks.push(c);
             const blocks = Buffer.concat(chunks);
             if (!bootstrap) await deleteBlockRows(q, range, blockHashesOf(blocks));
+            activity?.addBlocks(blocks);
             source = [blocks];
           }
           if (declared === 0) return;
           if (table.name === "chain.events")
-            await copyFromStream(importSql(table, RESTORED_EVENT_COLUMNS), compactEventRows(data));
+            await copyFromStream(
+              importSql(table, RESTORED_EVENT_COLUMNS),
+              compactEventRows(data, activity ? (f) => activity.eventRow(f) : undefined),
+            );
+          else if (table.name === "chain.transactions" && activity)
+            await copyFromStream(importSql(table), activity.transactions(data));
           else await copyFromStream(importSql(table), source);
           rows += declared;
           onRows(declared);
         },
       });
+      const derived = activity?.rows();
+      if (derived?.length)
+        await copyFromStream(`COPY chain.address_activity (${ADDRESS_ACTIVITY_COLUMNS.join(", ")}) FROM STDIN`, [
+          derived,
+        ]);
     } catch (err) {
       if (err instanceof BundleFormatError) throw new ArchiveRefusal(`the bundle is malformed: ${err.message}`, p);
       if ((err as { code?: string }).code?.startsWith("Z_"))
@@ -485,8 +487,7 @@ async function loadPartition(
       throw new ArchiveRefusal("the downloaded bundle changed on disk; run again to download it anew", p);
     if (read.contentSha256 !== p.content_sha256)
       throw new ArchiveRefusal("the bundle's content digest is not the one the signed manifest names", p);
-    // Derived from the chain rows just loaded (a bootstrap derives the whole chain's at once, once
-    // its indexes are built).
+    // Derived from the chain rows just loaded (a bootstrap's were derived on the way in).
     if (!bootstrap) await rebuildAddressActivity(q, p.first_height, p.last_height);
     await recordRestoredPartition(q, {
       firstHeight: p.first_height,

@@ -14,7 +14,7 @@
  * stored before the table existed and ranges an archive restore replaced).
  */
 import type { Queryable } from "../db/types.js";
-import type { DecodedBlock } from "./types.js";
+import type { DecodedEvent, DecodedTx, MaturedMinerReward } from "./types.js";
 
 /** One address active in one block, and its STX movement there (µSTX as decimal strings). */
 export interface AddressActivity {
@@ -32,13 +32,23 @@ interface Totals {
   minerRewards: bigint;
 }
 
+/** What the rule reads of a block (an archive restore builds it from a bundle's rows). */
+export interface ActivitySource {
+  txs: readonly Pick<DecodedTx, "sender" | "sponsor" | "recipient" | "contractId" | "fee">[];
+  events: readonly Pick<DecodedEvent, "committed" | "type" | "sender" | "recipient" | "amount">[];
+  maturedMinerRewards: readonly Pick<
+    MaturedMinerReward,
+    "recipient" | "coinbase_amount" | "tx_fees_anchored" | "tx_fees_streamed_confirmed" | "tx_fees_streamed_produced"
+  >[];
+}
+
 /**
  * The block's active addresses, in first-seen order. Only committed events move STX (a failed
  * transaction's events never happened); every transaction's fee is paid by its sponsor, else its
  * sender, whatever its status. A matured miner reward credits its recipient with the coinbase and
  * every fee share.
  */
-export function addressActivity(block: DecodedBlock): AddressActivity[] {
+export function addressActivity(block: ActivitySource): AddressActivity[] {
   const totals = new Map<string, Totals>();
   const of = (address: string) => {
     let t = totals.get(address);

@@ -203,6 +203,19 @@ describe(`archive publish → serve → restore (seed ${SEED})`, () => {
     const storedA = await stored(a.db);
     expect(storedA.some((r) => r.r !== null)).toBe(true);
     expect(await stored(b.db)).toEqual(storedA);
+    // The derived address rows are the ones A's ingestion wrote.
+    const activity = async (db: Db) =>
+      (
+        await db.query<{ row: string }>(
+          `SELECT concat_ws('|', index_block_hash, address, block_height, received, sent, fees, miner_rewards) AS row
+             FROM chain.address_activity WHERE canonical AND block_height <= $1 ORDER BY 1`,
+          [last.last_height],
+        )
+      ).rows.map((r) => r.row);
+    const activityA = await activity(a.db);
+    expect(activityA.length).toBeGreaterThan(100);
+    expect(activityA.some((r) => !r.endsWith("|0|0|0|0"))).toBe(true);
+    expect(await activity(b.db)).toEqual(activityA);
     // The indexes dropped for the bulk load are all back.
     const indexes = async (db: Db) =>
       (await db.query<{ d: string }>("SELECT indexdef AS d FROM pg_indexes WHERE schemaname = 'chain' ORDER BY 1"))
