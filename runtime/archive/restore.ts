@@ -337,8 +337,22 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
     o.progress?.update(`building ${state.droppedIndexes.length} chain indexes…`);
     const dropped = state.droppedIndexes;
     const bootstrap = o.operation === "bootstrap";
-    // (A bootstrap's derived address rows were written with each partition.)
-    await buildIndexes(db, dropped);
+    // A bootstrap writes each partition's derived address rows with it. Partitions loaded before
+    // this run (by a run that was stopped, possibly of an earlier build that derived them only
+    // here) get theirs rebuilt from the loaded rows, beside the index builds on PostgreSQL.
+    const rederive = async () => {
+      if (!bootstrap) return;
+      for (const [from, to] of contiguousRanges(partitions.filter((p) => loaded.has(p.first_height))))
+        await db.transaction(async (q) => {
+          if (db.kind === "postgres") await q.query("SET LOCAL work_mem = '256MB'");
+          await rebuildAddressActivity(q, from, to);
+        });
+    };
+    if (db.kind === "postgres") await Promise.all([buildIndexes(db, dropped), rederive()]);
+    else {
+      await buildIndexes(db, dropped);
+      await rederive();
+    }
     await db.transaction(async (q) => {
       await retipFromStoredChain(q, o.config.finalityBurnConfirmations);
       if (bootstrap) await markAllForBackfill(q);
@@ -388,6 +402,17 @@ async function choosePartitions(o: RestoreOptions): Promise<PartitionEntry[]> {
   const chosen: PartitionEntry[] = [];
   for (const p of all) if ((await checkPartition(o.db, p)).status === "differs") chosen.push(p);
   return chosen;
+}
+
+/** The height ranges the partitions cover, adjacent partitions merged (one rebuild per run of them). */
+function contiguousRanges(partitions: readonly PartitionEntry[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const p of [...partitions].sort((a, b) => a.first_height - b.first_height)) {
+    const last = ranges.at(-1);
+    if (last && p.first_height === last[1] + 1) last[1] = p.last_height;
+    else ranges.push([p.first_height, p.last_height]);
+  }
+  return ranges;
 }
 
 /** Whether a downloaded bundle is still the one the signed manifest names (it sat on disk, maybe across a restart). */

@@ -7,7 +7,7 @@ import type { Queryable } from "../../runtime/db/types.js";
 
 /** Columns an instance sets by itself (arrival order and time), not part of the chain. */
 const LOCAL_COLUMNS = new Set(["received_seq", "received_at"]);
-const CHAIN_TABLES = ["blocks", "transactions", "events", "burn_blocks"] as const;
+const CHAIN_TABLES = ["blocks", "transactions", "events", "burn_blocks", "address_activity"] as const;
 
 async function columnsOf(q: Queryable, schema: string, table: string, skip: Set<string>): Promise<string[]> {
   const { rows } = await q.query<{ column_name: string }>(
