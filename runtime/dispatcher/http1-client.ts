@@ -47,7 +47,12 @@ interface Conn {
   current: Exchange | null;
   /** Requests this connection carried (0: fresh). */
   used: number;
+  /** Not to be reused after this time (ms): the server's idle timeout, less a margin. */
+  idleUntil: number;
 }
+
+/** Idle connections are dropped this long before the server said it would close them. */
+const IDLE_MARGIN_MS = 1000;
 
 const FORBIDDEN_IN_HEADER = /[\r\n\0]/;
 
@@ -86,7 +91,13 @@ export class EndpointPool {
         const conn = await this.acquire(round > 0, (cancel) => {
           onTimeout = cancel;
         });
-        if (timedOut || !conn) return failed(`timed out after ${timeoutMs} ms`);
+        if (!conn) return failed(this.closedPool ? "connection pool closed" : `timed out after ${timeoutMs} ms`);
+        if (timedOut) {
+          // Handed a connection just as the deadline passed: give it back unused.
+          this.idle.push(conn);
+          this.handOff();
+          return failed(`timed out after ${timeoutMs} ms`);
+        }
         const reused = conn.used > 0;
         const outcome = await this.exchange(conn, request, (abort) => {
           onTimeout = abort;
@@ -110,7 +121,7 @@ export class EndpointPool {
   private acquire(fresh: boolean, onCancel: (cancel: () => void) => void): Promise<Conn | null> {
     if (this.closedPool) return Promise.resolve(null);
     if (!fresh) {
-      const conn = this.idle.pop();
+      const conn = this.takeIdle();
       if (conn) return Promise.resolve(conn);
     }
     if (this.open < this.maxSockets || fresh) return Promise.resolve(this.connect());
@@ -124,6 +135,20 @@ export class EndpointPool {
     });
   }
 
+  /**
+   * The most recently used idle connection the server has not timed out: one past the server's
+   * stated idle timeout may be closing just as a request is sent on it (the request may then
+   * arrive and be answered on nothing), so it is closed instead.
+   */
+  private takeIdle(): Conn | undefined {
+    const now = Date.now();
+    for (;;) {
+      const conn = this.idle.pop();
+      if (!conn || conn.idleUntil > now) return conn;
+      conn.socket.destroy();
+    }
+  }
+
   private connect(): Conn {
     this.open++;
     const socket = net.connect({
@@ -132,7 +157,7 @@ export class EndpointPool {
       lookup: this.target.lookup,
       noDelay: true,
     });
-    const conn: Conn = { socket, current: null, used: 0 };
+    const conn: Conn = { socket, current: null, used: 0, idleUntil: Number.POSITIVE_INFINITY };
     socket.on("data", (chunk: Buffer) => {
       const ex = conn.current;
       if (!ex) {
@@ -161,7 +186,7 @@ export class EndpointPool {
   /** A connection slot freed or a connection went idle: the next waiting request takes it. */
   private handOff(): void {
     while (this.waiting.length) {
-      const conn = this.idle.pop();
+      const conn = this.takeIdle();
       if (conn) {
         this.waiting.shift()?.(conn);
         continue;
@@ -194,6 +219,10 @@ export class EndpointPool {
           conn.current = null;
           const reusable = outcome === "done" && reader.keepAlive && !reader.trailing && !conn.socket.destroyed;
           if (reusable && !this.closedPool) {
+            conn.idleUntil =
+              reader.keepAliveSeconds === null
+                ? Number.POSITIVE_INFINITY
+                : Date.now() + reader.keepAliveSeconds * 1000 - IDLE_MARGIN_MS;
             this.idle.push(conn);
             this.handOff();
           } else conn.socket.destroy();

@@ -20,6 +20,8 @@ export class ResponseReader {
   status = 0;
   retryAfter: string | undefined = undefined;
   location: string | undefined = undefined;
+  /** Seconds the server keeps an idle connection open (`Keep-Alive: timeout=N`), when it says. */
+  keepAliveSeconds: number | null = null;
   /** The connection may carry the next request once this response is complete. */
   keepAlive = false;
   /** Bytes arrived after the end of the response (the connection must not be reused). */
@@ -199,6 +201,9 @@ export class ResponseReader {
           .map((s) => s.trim());
         if (tokens.includes("close")) close = true;
         else if (tokens.includes("keep-alive") && m[1] === "0") close = false;
+      } else if (name === "keep-alive") {
+        const t = /(?:^|[,\s])timeout=(\d{1,6})/i.exec(value);
+        if (t) this.keepAliveSeconds = Number(t[1]);
       } else if (name === "retry-after") retryAfter ??= value;
       else if (name === "location") location ??= value;
     }

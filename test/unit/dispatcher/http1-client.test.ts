@@ -165,6 +165,31 @@ describe("keep-alive client", () => {
     expect(await send(`${base}/ok`)).toMatchObject({ status: 200, excerpt: "fine" });
   });
 
+  it("does not reuse a connection past the idle timeout the server announced (less a second)", async () => {
+    const short = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(200).end("ok"));
+    });
+    short.keepAliveTimeout = 2000; // announced as `Keep-Alive: timeout=2`
+    let accepted = 0;
+    short.on("connection", () => {
+      accepted++;
+    });
+    await new Promise<void>((r) => short.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(short.address() as AddressInfo).port}/`;
+    try {
+      expect(await send(url)).toMatchObject({ status: 200 });
+      expect(await send(url)).toMatchObject({ status: 200 }); // at once: the same connection
+      expect(accepted).toBe(1);
+      await new Promise((r) => setTimeout(r, 1200)); // past 2 s − 1 s
+      expect(await send(url)).toMatchObject({ status: 200 });
+      expect(accepted).toBe(2);
+    } finally {
+      short.closeAllConnections();
+      await new Promise((r) => short.close(r));
+    }
+  });
+
   it("never opens more connections than its size, and queued requests still finish", async () => {
     const before = connections;
     const outs = await Promise.all(Array.from({ length: 12 }, () => send(`${base}/ok`, "{}", { maxSockets: 2 })));

@@ -111,6 +111,12 @@ describe("ResponseReader", () => {
     });
   }
 
+  it("reads the idle timeout a server announces", () => {
+    const r = new ResponseReader(1024);
+    r.push(Buffer.from("HTTP/1.1 204 No Content\r\nKeep-Alive: max=100, timeout=5\r\n\r\n"));
+    expect(r.keepAliveSeconds).toBe(5);
+  });
+
   it("bytes after a complete response mark the connection unusable", () => {
     const r = new ResponseReader(1024);
     expect(r.push(Buffer.from("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200"))).toBe("done");
