@@ -18,6 +18,7 @@ import * as webhookHeld from "./migrations/0013-webhook-held.js";
 import * as extended from "./migrations/0014-extended.js";
 import * as burnchainOpDetails from "./migrations/0015-burnchain-op-details.js";
 import * as compactEvents from "./migrations/0016-compact-events.js";
+import * as webhookPendingBound from "./migrations/0019-webhook-pending-bound.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -43,6 +44,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 14, name: extended.name, sql: extended.sql },
   { version: 15, name: burnchainOpDetails.name, sql: burnchainOpDetails.sql },
   { version: 16, name: compactEvents.name, sql: compactEvents.sql },
+  { version: 19, name: webhookPendingBound.name, sql: webhookPendingBound.sql },
 ];
 
 /** Where a set of migrations records what it applied, and the lock that serialises it. */

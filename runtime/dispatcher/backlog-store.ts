@@ -37,33 +37,60 @@ export async function holdShares(q: Queryable, shares: readonly HeldShare[]): Pr
 }
 
 /**
- * Each webhook's outstanding deliveries and whether shares of it are held. Webhooks with held
- * shares are not counted (0: new rows wait behind their held ones whatever the count); the others
- * are counted in one pass over the pending index (the held ones are the only ones whose backlog
- * may be large, and the webhook list is probed only while anything is held at all).
+ * What the expander needs to know of each webhook a share of a batch comes to: whether shares of
+ * it are held (new rows then wait behind them whatever the count) and how many deliveries it has
+ * outstanding — as its maintained bound (control.webhook_pending_bound, never below the count:
+ * one key lookup) while the bound plus its new rows (`incoming`) fits under `limit`, else counted
+ * (up to the limit) with the bound lowered to the count. Cost: O(webhooks) lookups, plus a count
+ * only for webhooks that may be near the limit.
  */
-export async function webhookLoads(q: Queryable, webhookIds: readonly string[]): Promise<Map<string, WebhookLoad>> {
+export async function webhookLoads(
+  q: Queryable,
+  incoming: ReadonlyMap<string, number>,
+  limit: number,
+): Promise<Map<string, WebhookLoad>> {
   const out = new Map<string, WebhookLoad>();
+  const webhookIds = [...incoming.keys()];
   if (!webhookIds.length) return out;
-  const { rows: heldRows } = await q.query<{ id: string }>(
-    `SELECT w.id FROM unnest($1::text[]) AS w(id)
-      WHERE EXISTS (SELECT 1 FROM control.webhook_held)
-        AND EXISTS (SELECT 1 FROM control.webhook_held h WHERE h.webhook_id = w.id)`,
+  const { rows } = await q.query<{ id: string; held: boolean; bound: string | null }>(
+    `SELECT w.id, (EXISTS (SELECT 1 FROM control.webhook_held)
+                   AND EXISTS (SELECT 1 FROM control.webhook_held h WHERE h.webhook_id = w.id)) AS held,
+            b.bound
+       FROM unnest($1::text[]) AS w(id) LEFT JOIN control.webhook_pending_bound b ON b.webhook_id = w.id`,
     [webhookIds],
   );
-  const held = new Set(heldRows.map((r) => r.id));
-  const counted = webhookIds.filter((id) => !held.has(id));
-  const pending = new Map<string, number>();
-  if (counted.length) {
-    const { rows } = await q.query<{ webhook_id: string; n: string }>(
-      `SELECT webhook_id, count(*) AS n FROM control.webhook_outbox
-        WHERE status = 'pending' AND webhook_id = ANY($1::text[]) GROUP BY webhook_id`,
-      [counted],
-    );
-    for (const r of rows) pending.set(r.webhook_id, Number(r.n));
+  const recount: string[] = [];
+  for (const r of rows) {
+    const bound = Number(r.bound ?? 0);
+    out.set(r.id, { pending: bound, held: r.held });
+    if (!r.held && bound + (incoming.get(r.id) ?? 0) > limit) recount.push(r.id);
   }
-  for (const id of webhookIds) out.set(id, { pending: pending.get(id) ?? 0, held: held.has(id) });
+  if (recount.length) {
+    for (const [id, n] of await recountPending(q, recount, limit)) out.set(id, { pending: n, held: false });
+  }
   return out;
+}
+
+/**
+ * Counts the webhooks' pending rows (each up to `cap`) and lowers their bounds to the counts. The
+ * bound is read in the same snapshot as the count, and what other transactions added since (a
+ * replay committing meanwhile) is kept: `bound = count + (bound now − bound seen)`.
+ */
+async function recountPending(q: Queryable, webhookIds: readonly string[], cap: number): Promise<Map<string, number>> {
+  const { rows } = await q.query<{ id: string; n: string }>(
+    `WITH c AS MATERIALIZED (
+       SELECT w.id, b.bound AS seen,
+              (SELECT count(*) FROM (SELECT 1 FROM control.webhook_outbox o
+                 WHERE o.webhook_id = w.id AND o.status = 'pending' LIMIT $2) p) AS n
+         FROM unnest($1::text[]) AS w(id) LEFT JOIN control.webhook_pending_bound b ON b.webhook_id = w.id
+     ), lowered AS (
+       UPDATE control.webhook_pending_bound b SET bound = c.n + (b.bound - c.seen)
+         FROM c WHERE b.webhook_id = c.id AND c.seen IS NOT NULL
+     )
+     SELECT id, n FROM c`,
+    [webhookIds, Math.min(cap, 2 ** 31 - 1)],
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }
 
 /**

@@ -380,7 +380,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       outcome = await post(config.url, request.headers, request.body, {
         timeoutMs: config.timeoutMs,
         allowPrivate: options.allowPrivate,
-        agent: agents.get(agentKey, config.url, config.concurrency),
+        pool: agents.pool(agentKey, config.url, config.concurrency, options.allowPrivate),
+        agent: config.url.startsWith("https:") ? agents.get(agentKey, config.url, config.concurrency) : undefined,
         now: clock,
       });
     } catch (err) {

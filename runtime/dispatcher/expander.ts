@@ -117,7 +117,7 @@ class PendingLimit {
     }
     const counts = new Map<string, number>();
     for (const r of rows) counts.set(r.webhookId, (counts.get(r.webhookId) ?? 0) + 1);
-    const loads = await webhookLoads(q, [...counts.keys()]);
+    const loads = await webhookLoads(q, counts, this.max);
     const room = new Map<string, number>();
     for (const [webhookId, n] of counts) {
       room.set(webhookId, admittedRows(loads.get(webhookId) ?? { pending: 0, held: false }, n, this.max));

@@ -9,6 +9,7 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { EndpointPool } from "./http1-client.js";
 import { checkResolved, checkWebhookUrl } from "./ssrf.js";
 
 export interface PostOutcome {
@@ -28,6 +29,8 @@ export interface PostOptions {
   timeoutMs: number;
   allowPrivate: boolean;
   agent?: http.Agent;
+  /** The endpoint's keep-alive pool (http1-client.ts): plain-http targets go through it. */
+  pool?: EndpointPool;
   now?: () => number;
 }
 
@@ -47,6 +50,18 @@ export function postDelivery(
   const target = requestTarget(url, options.allowPrivate);
   if (typeof target === "string")
     return Promise.resolve(done({ status: null, retryAfter: undefined, excerpt: null, error: target }));
+  if (options.pool && target.protocol === "http:") {
+    return options.pool.post(headers, body, options.timeoutMs).then((r) => {
+      const status = r.status;
+      if (status === null) return done({ status: null, retryAfter: undefined, excerpt: null, error: r.error });
+      return done({
+        status,
+        retryAfter: r.retryAfter,
+        excerpt: r.body?.length ? excerptOf(r.body, r.truncated) : null,
+        error: statusError(status, r.location),
+      });
+    });
+  }
   const payload = Buffer.from(body, "utf8");
 
   return new Promise<PostOutcome>((resolve) => {
@@ -59,7 +74,10 @@ export function postDelivery(
     };
     const mod = target.protocol === "https:" ? https : http;
     const req = mod.request({
-      ...target,
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      path: target.path,
       method: "POST",
       headers: { ...headers, "content-length": String(payload.length) },
       agent: options.agent,
@@ -77,16 +95,10 @@ export function postDelivery(
       const chunks: Buffer[] = [];
       let size = 0;
       const settle = (truncated: boolean) => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const excerpt = text.length > EXCERPT_CHARS || truncated ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+        const excerpt = excerptOf(Buffer.concat(chunks), truncated);
         const retryAfter = typeof res.headers["retry-after"] === "string" ? res.headers["retry-after"] : undefined;
-        let error: string | null = null;
-        if (status >= 300 && status < 400) {
-          error = `redirect not followed (${status}${res.headers.location ? ` to ${String(res.headers.location).slice(0, 200)}` : ""})`;
-        } else if (status < 200 || status >= 300) {
-          error = `endpoint answered ${status}`;
-        }
-        finish({ status, retryAfter, excerpt: excerpt || null, error });
+        const location = res.headers.location ? String(res.headers.location) : undefined;
+        finish({ status, retryAfter, excerpt: excerpt || null, error: statusError(status, location) });
       };
       res.on("data", (chunk: Buffer) => {
         if (size >= MAX_RESPONSE_BYTES) return;
@@ -106,7 +118,25 @@ export function postDelivery(
   });
 }
 
-type RequestTarget = Pick<http.RequestOptions, "protocol" | "hostname" | "port" | "path">;
+/** The log excerpt of a response body: its first characters, with an ellipsis when cut. */
+function excerptOf(body: Buffer, truncated: boolean): string {
+  const text = body.toString("utf8");
+  return text.length > EXCERPT_CHARS || truncated ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+/** Why a response status is a failed attempt (null: it is a success). */
+function statusError(status: number, location: string | undefined): string | null {
+  if (status >= 300 && status < 400) {
+    return `redirect not followed (${status}${location ? ` to ${location.slice(0, 200)}` : ""})`;
+  }
+  if (status < 200 || status >= 300) return `endpoint answered ${status}`;
+  return null;
+}
+
+type RequestTarget = Pick<http.RequestOptions, "protocol" | "hostname" | "port" | "path"> & {
+  /** The Host header (host name and a non-default port). */
+  host: string;
+};
 
 /**
  * The checked URL as request options, or why it is refused. Kept per URL (the same few URLs get
@@ -127,6 +157,7 @@ function requestTarget(url: string, allowPrivate: boolean): RequestTarget | stri
           hostname: verdict.url.hostname.replace(/^\[(.*)\]$/, "$1"),
           port: verdict.url.port || undefined,
           path: `${verdict.url.pathname}${verdict.url.search}`,
+          host: verdict.url.host,
         }
       : verdict.reason;
     if (targets.size >= MAX_TARGETS) targets.clear();
@@ -162,13 +193,43 @@ function describeError(err: NodeJS.ErrnoException): string {
   return err.code ? `${err.code}: ${err.message}` : err.message;
 }
 
-/** Keep-alive agents, one per endpoint, sized to its concurrency. */
+/**
+ * Keep-alive connections, one set per endpoint, sized to its concurrency: a pool of the small
+ * HTTP/1.1 client for plain-http URLs (`pool`), node:http agents otherwise (`get`).
+ */
 export function createEndpointAgents(): {
   get(key: string, url: string, maxSockets: number): http.Agent;
+  /** The endpoint's pool, or undefined when its URL is not plain http (or is refused: postDelivery says why). */
+  pool(key: string, url: string, maxSockets: number, allowPrivate: boolean): EndpointPool | undefined;
   destroy(): void;
 } {
   const agents = new Map<string, { agent: http.Agent; maxSockets: number; https: boolean }>();
+  const pools = new Map<string, { pool: EndpointPool; url: string; allowPrivate: boolean }>();
   return {
+    pool(key, url, maxSockets, allowPrivate) {
+      const existing = pools.get(key);
+      if (existing && existing.url === url && existing.allowPrivate === allowPrivate) {
+        existing.pool.maxSockets = maxSockets;
+        return existing.pool;
+      }
+      existing?.pool.close();
+      pools.delete(key);
+      const target = requestTarget(url, allowPrivate);
+      if (typeof target === "string" || target.protocol !== "http:") return undefined;
+      const pool = new EndpointPool(
+        {
+          hostname: target.hostname ?? "",
+          port: Number(target.port ?? 80),
+          path: target.path ?? "/",
+          host: target.host,
+          lookup: allowPrivate ? lookupAllowingPrivate : lookupPublicOnly,
+        },
+        maxSockets,
+        MAX_RESPONSE_BYTES,
+      );
+      pools.set(key, { pool, url, allowPrivate });
+      return pool;
+    },
     get(key, url, maxSockets) {
       const isHttps = url.startsWith("https:");
       const existing = agents.get(key);
@@ -182,6 +243,8 @@ export function createEndpointAgents(): {
     destroy() {
       for (const { agent } of agents.values()) agent.destroy();
       agents.clear();
+      for (const { pool } of pools.values()) pool.close();
+      pools.clear();
     },
   };
 }

@@ -74,6 +74,18 @@ function base32(bytes: Uint8Array): string {
 }
 
 /**
+ * The CTE every statement that makes outbox rows pending joins (its rows as `ins(webhook_id)`):
+ * it adds them to their webhooks' bound of outstanding deliveries (control.webhook_pending_bound,
+ * read by the expander for WEBHOOK_MAX_PENDING; see backlog-store.ts). In the same statement, so
+ * the bound is never below what is pending, whatever commits or crashes.
+ */
+const BUMP_BOUND = `bump AS (
+       INSERT INTO control.webhook_pending_bound AS b (webhook_id, bound)
+       SELECT webhook_id, count(*) FROM ins GROUP BY webhook_id
+       ON CONFLICT (webhook_id) DO UPDATE SET bound = b.bound + EXCLUDED.bound
+     )`;
+
+/**
  * Inserts rows (one statement). A row whose dedupe key exists is skipped, unless the existing row
  * was rolled back by a reorg (its block is canonical again: a fresh delivery with a new id) or is
  * a compensating revert (the block was orphaned a second time). Returns how many rows were
@@ -81,8 +93,9 @@ function base32(bytes: Uint8Array): string {
  */
 export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert[]): Promise<number> {
   if (!rows.length) return 0;
-  const { rowCount } = await q.query(
-    `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index,
+  const { rows: counted } = await q.query<{ n: string }>(
+    `WITH ins AS (
+     INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index,
        block_hash, seq, block_height, data, replay_id, fence)
      SELECT r.webhook_id, r.delivery_id, r.event_type, r.dedupe_kind, r.tx_id, r.event_index, r.block_hash, r.seq,
             r.block_height, r.data, r.replay_id, r.fence
@@ -99,7 +112,10 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert
        rolled_back = false, delivery_id = EXCLUDED.delivery_id, data = EXCLUDED.data, event_type = EXCLUDED.event_type,
        fence = EXCLUDED.fence, replay_id = EXCLUDED.replay_id, last_status = NULL, last_error = NULL,
        created_at = now(), first_attempt_at = NULL, finished_at = NULL
-     WHERE control.webhook_outbox.rolled_back OR control.webhook_outbox.dedupe_kind = 'revert'`,
+     WHERE control.webhook_outbox.rolled_back OR control.webhook_outbox.dedupe_kind = 'revert'
+     RETURNING webhook_id
+     ), ${BUMP_BOUND}
+     SELECT count(*) AS n FROM ins`,
     [
       rows.map((r) => r.webhookId),
       rows.map((r) => r.deliveryId ?? newDeliveryId()),
@@ -115,7 +131,7 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxInsert
       rows.map((r) => r.fence ?? false),
     ],
   );
-  return rowCount;
+  return Number(counted[0].n);
 }
 
 /**
@@ -350,10 +366,13 @@ export async function insertTestDelivery(
   const leaseToken = `test:${row.deliveryId}`;
   const dataJson = JSON.stringify(row.data);
   const { rows } = await q.query<{ id: string; created_at: Date }>(
-    `INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index, block_hash,
+    `WITH ins AS (
+     INSERT INTO control.webhook_outbox (webhook_id, delivery_id, event_type, dedupe_kind, tx_id, event_index, block_hash,
        data, next_attempt_at, leased_until, lease_token)
      VALUES ($1, $2, $3, 'test', $2, -1, '', $4, $5::timestamptz + interval '1 hour', $5::timestamptz + interval '1 hour', $6)
-     RETURNING id, created_at`,
+     RETURNING id, created_at, webhook_id
+     ), ${BUMP_BOUND}
+     SELECT id, created_at FROM ins`,
     [row.webhookId, row.deliveryId, row.eventType, dataJson, row.now, leaseToken],
   );
   return {
@@ -465,13 +484,17 @@ export async function pendingCount(q: Queryable, webhookId: string, cap: number)
 
 /** Dead deliveries of a webhook (one, or all when `deliveryId` is absent) back to pending with fresh attempts. */
 export async function requeueDead(q: Queryable, webhookId: string, deliveryId?: string): Promise<number> {
-  const { rowCount } = await q.query(
-    `UPDATE control.webhook_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
+  const { rows } = await q.query<{ n: string }>(
+    `WITH ins AS (
+     UPDATE control.webhook_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), finished_at = NULL,
        leased_until = NULL, lease_token = NULL
-      WHERE webhook_id = $1 AND ($2::text IS NULL OR delivery_id = $2) AND status = 'dead'`,
+      WHERE webhook_id = $1 AND ($2::text IS NULL OR delivery_id = $2) AND status = 'dead'
+      RETURNING webhook_id
+     ), ${BUMP_BOUND}
+     SELECT count(*) AS n FROM ins`,
     [webhookId, deliveryId ?? null],
   );
-  return rowCount;
+  return Number(rows[0].n);
 }
 
 /** Pending and dead deliveries per webhook (the metrics scrape; both counts use partial indexes). */
