@@ -11,8 +11,8 @@
  * UNION ALL of one bounded scan per type, merged by an outer ORDER BY … LIMIT: at most
  * types × limit rows are touched, however sparse the types are.
  *
- * Each event's JSON is built by PostgreSQL (`row_to_json`, compact, keys in this order), so the
- * API splices text and never parses payloads. The block hash is a scalar subquery (one
+ * Each event's JSON is built by PostgreSQL (events/event-json-sql.ts: compact, keys in this order),
+ * so the API splices text and never parses payloads. The block hash is a scalar subquery (one
  * primary-key probe per event) rather than a join, which the planner would turn into a scan of
  * chain.blocks; the outer ORDER BY then needs no sort (the page is already in cursor order).
  *
@@ -22,8 +22,9 @@
  *    payload }` — amount is a decimal string or null, payload the decoded payload of
  * runtime/chain/decode/decode-events.ts (print values decoded as DESIGN.md §3).
  */
-import { eventColumnEquals, eventPayloadSql } from "../../chain/event-columns-sql.js";
+import { eventColumnEquals } from "../../chain/event-columns-sql.js";
 import type { EventType } from "../../chain/types.js";
+import { eventJsonSql } from "./event-json-sql.js";
 import type { Position } from "./cursor.js";
 import type { EventFilters } from "./query.js";
 
@@ -166,26 +167,8 @@ function pageSelect(request: PageRequest, p: Params, maxHeight: () => string, fi
     const branches = types.map((t) => `(${scan(p.add(t))})`);
     page = `SELECT * FROM (${branches.join("\n    UNION ALL ")}) u ORDER BY block_height, event_index LIMIT ${limit}`;
   }
-  const finalized = finalizedHeight();
-  return `SELECT p.block_height, p.event_index, row_to_json(j)::text AS j
+  return `SELECT p.block_height, p.event_index, ${eventJsonSql("p", finalizedHeight())} AS j
   FROM (${page}) p
-  CROSS JOIN LATERAL (SELECT
-    p.block_height || ':' || p.event_index AS cursor,
-    p.block_height,
-    p.event_index,
-    (SELECT b.block_hash FROM chain.blocks b WHERE b.index_block_hash = p.index_block_hash) AS block_hash,
-    p.index_block_hash,
-    p.tx_id,
-    p.tx_index,
-    p.event_type,
-    p.contract_id,
-    p.asset_identifier,
-    p.sender,
-    p.recipient,
-    p.amount::text AS amount,
-    p.topic,
-    COALESCE(p.block_height <= ${finalized}, false) AS finalized,
-    ${eventPayloadSql("p")} AS payload) j
  ORDER BY p.block_height, p.event_index`;
 }
 

@@ -23,10 +23,10 @@ describe("compileEventsPage", () => {
     expect(sql).toContain(
       "FROM chain.events e WHERE e.canonical AND e.committed AND e.block_height <= $1 ORDER BY e.block_height, e.event_index LIMIT $2",
     );
-    expect(sql).toContain("COALESCE(p.block_height <= $3::integer, false) AS finalized");
+    expect(sql).toContain("',\"finalized\":', CASE WHEN p.block_height <= $3::integer THEN 'true' ELSE 'false' END");
     // block_hash: one primary-key probe per event of the page (a join would scan chain.blocks).
     expect(sql).toContain(
-      "(SELECT b.block_hash FROM chain.blocks b WHERE b.index_block_hash = p.index_block_hash) AS block_hash",
+      "',\"block_hash\":', COALESCE(to_json((SELECT b.block_hash FROM chain.blocks b WHERE b.index_block_hash = p.index_block_hash))::text, 'null')",
     );
     expect(sql).toMatch(/ORDER BY p\.block_height, p\.event_index$/);
     expect(sql).not.toContain("UNION");
@@ -108,7 +108,9 @@ describe("compileListPage: tip, horizon and page in one statement (one snapshot)
     expect(sql).toContain(
       "WHERE e.canonical AND e.committed AND (e.block_height, e.event_index) > ($2, $3) AND e.block_height <= tip.max_height AND (hashtextextended(e.sender, 0) = hashtextextended($4, 0) AND e.sender = $4) ORDER BY e.block_height, e.event_index LIMIT $5",
     );
-    expect(sql).toContain("COALESCE(p.block_height <= tip.finalized_height, false) AS finalized");
+    expect(sql).toContain(
+      "',\"finalized\":', CASE WHEN p.block_height <= tip.finalized_height THEN 'true' ELSE 'false' END",
+    );
     expect(sql).toMatch(/LEFT JOIN LATERAL \(.*\) p ON true ORDER BY p\.block_height, p\.event_index$/);
   });
 
