@@ -4,6 +4,8 @@
  * - publish rate (events/s) and bundle bytes per million events;
  * - restore rate: events/s of the bootstrap's load + index build, downloads excluded (they are
  *   done and checked first); the subgraph rebuild after it is reported on its own line;
+ * - on PostgreSQL, a reference measured in the same run: the database alone loading the same rows
+ *   from server-side files and building the same indexes (the ceiling a restore can approach here);
  * - the encodings measured on the same bundles (why gzip level 6).
  *
  *   BENCH_ARCHIVE_BLOCKS=2000 BENCH_ARCHIVE_EVENTS=30 BENCH_DB=postgres npx tsx test/bench/archive.ts
@@ -15,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { decompressBundle } from "../../runtime/archive/bundle.js";
+import { buildIndexes, dropIndexes, readSecondaryIndexes } from "../../runtime/archive/chain-tables.js";
 import { openArchive } from "../../runtime/archive/client.js";
 import { keyFromSeed } from "../../runtime/archive/manifest.js";
 import { publishArchive } from "../../runtime/archive/publish.js";
@@ -146,6 +149,14 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
         `${label} chain.events on disk (table + indexes): restored ${restoredSize.toFixed(0)} bytes/event, ` +
           `the imported source ${sourceSize.toFixed(0)} bytes/event`,
       );
+      if (kind === "postgres") {
+        const ref = await databaseAloneReference(b, summary.events);
+        log(
+          ref.skipped
+            ? `${label} database-alone reference skipped: ${ref.skipped}`
+            : `${label} database alone, same rows and indexes (server-side COPY from files + index build, no sluice work): ${ref.seconds.toFixed(1)} s (COPY ${ref.copySeconds.toFixed(1)} s + indexes ${ref.indexSeconds.toFixed(1)} s): ${rate(summary.events, ref.seconds)} events/s — the restore runs at ${(ref.seconds / Math.max(restoreSeconds, 1e-6)).toFixed(2)} of it`,
+        );
+      }
       log(
         `${label} then the subgraph rebuild from the restored blocks: ${summary.subgraphSeconds.toFixed(1)} s (${rate(summary.events, summary.subgraphSeconds)} events/s); peak RSS during the restore ${(peakRss / 1e6).toFixed(0)} MB`,
       );
@@ -158,6 +169,70 @@ async function bench(kind: "pglite" | "postgres", tsv: string): Promise<string[]
   } finally {
     await source.drop();
     await restored.drop();
+  }
+}
+
+/**
+ * What PostgreSQL alone takes to load the restored rows and build the same indexes: the tables
+ * `from` holds are written to server-side files (COPY TO), then loaded into a new migrated
+ * database with its secondary indexes dropped (COPY FROM the files, on two connections as the
+ * restore uses) and the indexes built by the restore's own routine. No bundle, no gunzip, no
+ * per-row work in sluice: the ceiling a restore on this machine and schema can approach. Needs a
+ * server on this host that may write to the temporary directory; otherwise it says why it skipped.
+ */
+async function databaseAloneReference(
+  from: Db,
+  events: number,
+): Promise<{ seconds: number; copySeconds: number; indexSeconds: number; skipped?: string }> {
+  const none = { seconds: 0, copySeconds: 0, indexSeconds: 0 };
+  const tables = ["chain.burn_blocks", "chain.blocks", "chain.transactions", "chain.events", "chain.address_activity"];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-copy-reference-"));
+  fs.chmodSync(dir, 0o777);
+  const file = (t: string) => path.join(dir, `${t}.copy`);
+  try {
+    try {
+      for (const t of tables) await from.exec(`COPY ${t} TO '${file(t)}'`);
+    } catch (err) {
+      return { ...none, skipped: `the server cannot write ${dir} (${(err as Error).message})` };
+    }
+    const created = await createPgDatabase();
+    const db = await createPostgresDb(created.url, 4);
+    try {
+      await migrate(db);
+      const dropped = await db.transaction(async (q) => {
+        const secondary = await readSecondaryIndexes(q);
+        await dropIndexes(
+          q,
+          secondary.map((ix) => ix.name),
+        );
+        return secondary;
+      });
+      const copy = (t: string) =>
+        db.transaction(async (q) => {
+          await q.query("SET LOCAL synchronous_commit TO off");
+          await q.exec(`COPY ${t} FROM '${file(t)}'`);
+        });
+      let t0 = performance.now();
+      // The transactions (the largest section) on one connection, the rest on the other.
+      await Promise.all([
+        copy("chain.transactions"),
+        (async () => {
+          for (const t of tables.filter((x) => x !== "chain.transactions")) await copy(t);
+        })(),
+      ]);
+      const copySeconds = (performance.now() - t0) / 1000;
+      t0 = performance.now();
+      await buildIndexes(db, dropped);
+      const indexSeconds = (performance.now() - t0) / 1000;
+      const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM chain.events");
+      if (Number(rows[0].n) !== events) return { ...none, skipped: `loaded ${rows[0].n} events, expected ${events}` };
+      return { seconds: copySeconds + indexSeconds, copySeconds, indexSeconds };
+    } finally {
+      await db.close();
+      await created.drop();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
