@@ -5,11 +5,13 @@
  * `sender` filter), subgraph holdings lists `_limit=50` by holder and by asset, each next to
  * `GET /health` (the HTTP stack with no database) measured in the same run; with the page cache on
  * (the default) and off (PAGE_CACHE_MB=0). Prints req/s, p50/p99, the ratio to /health and the
- * 1-minute load average after each case (the machine is shared: read figures next to it). Not a test.
+ * 1-minute load average after each case (the machine is shared: read figures next to it); and, for
+ * each case, a bare node:http server answering the same paths with a body of the case's mean size
+ * (what HTTP alone reaches on this machine for those bytes) with the case's ratio to it. Not a test.
  *
  *   npx tsx test/bench/read-distinct.ts
  *   BENCH_DB=postgres|pglite|both (default postgres) BENCH_EVENTS=500000 BENCH_ROWS=1000000
- *   BENCH_SECONDS=5 BENCH_CACHE=both|on|off BENCH_CONNECTIONS=10 BENCH_ONLY=<regex>
+ *   BENCH_SECONDS=5 BENCH_CACHE=both|on|off BENCH_CONNECTIONS=10 BENCH_ONLY=<regex> BENCH_BARE=0|1
  *   PGLITE_SHARED_BUFFERS_MB (PGlite runs; default as the service's)
  *
  * autocannon runs in a worker thread with a setupRequest module (distinct-paths.cjs) that walks a
@@ -17,6 +19,8 @@
  * caught up with the loaded chain, so no backfill runs during the measurements.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -48,6 +52,8 @@ const DBS = DB === "both" ? ["postgres", "pglite"] : [DB];
 const CACHE_MODES =
   (process.env.BENCH_CACHE ?? "both") === "both" ? ["on", "off"] : [process.env.BENCH_CACHE as string];
 const ONLY = new RegExp(process.env.BENCH_ONLY ?? "", "i");
+/** BENCH_BARE=0 leaves out the bare-HTTP reference of each case. */
+const BARE = process.env.BENCH_BARE !== "0";
 /** Paths drawn per case: more than a case sends, so no URL repeats. */
 const PATHS = 200_000;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -134,10 +140,43 @@ async function measure(
   apiUrl: string,
   c: Case,
   dir: string,
-): Promise<{ rps: number; p50: number; p99: number; requests: number; urls: number }> {
+): Promise<{ rps: number; p50: number; p99: number; requests: number; urls: number; bytes: number }> {
   const urls = await preparePaths(apiUrl, c, dir);
+  const bytes = await meanBodyBytes(apiUrl, c);
   await distinctLoad(apiUrl, CONNECTIONS, 1); // warm-up
-  return { ...(await distinctLoad(apiUrl, CONNECTIONS, SECONDS)), urls };
+  return { ...(await distinctLoad(apiUrl, CONNECTIONS, SECONDS)), urls, bytes };
+}
+
+/** The mean body size of 20 of a case's responses. */
+async function meanBodyBytes(apiUrl: string, c: Case): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < 20; i++) total += (await (await fetch(apiUrl + c.draw())).arrayBuffer()).byteLength;
+  return Math.round(total / 20);
+}
+
+/**
+ * The reference a case's figure is read against besides /health: a bare node:http server (no
+ * routing, no database) answering the same distinct paths with a fixed JSON body of the case's
+ * mean size, driven the same way in the same run. What this machine can push through HTTP for
+ * responses of that size: no route serving those bytes goes faster here.
+ */
+export async function bareHttpReference(bytes: number): Promise<{ rps: number; p99: number }> {
+  const body = Buffer.from(`{"x":"${"a".repeat(Math.max(bytes - 8, 0))}"}`);
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await distinctLoad(url, CONNECTIONS, 1); // warm-up
+    const r = await distinctLoad(url, CONNECTIONS, SECONDS);
+    return { rps: r.rps, p99: r.p99 };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 /**
@@ -196,18 +235,22 @@ async function run(kind: string, dir: string): Promise<void> {
           `page cache ${mode}${mode === "off" ? " (PAGE_CACHE_MB=0)" : " (the default)"}; ${CONNECTIONS} connections × ${SECONDS} s per case, a new URL per request`,
         );
         log(
-          "case                                          |   req/s | p50 ms | p99 ms | ÷ /health | requests / distinct URLs | load",
+          "case                                          |   req/s | p50 ms | p99 ms | ÷ /health | requests / distinct URLs | bytes  | bare HTTP req/s, same bytes | ÷ bare | load",
         );
         log(
-          "----------------------------------------------|---------|--------|--------|----------|--------------------------|-----",
+          "----------------------------------------------|---------|--------|--------|----------|--------------------------|--------|-----------------------------|--------|-----",
         );
         let health = 0;
         for (const c of list) {
           const r = await measure(service.apiUrl, c, dir);
           if (c.name === "GET /health") health = r.rps;
           const ratio = health > 0 ? `${((100 * r.rps) / health).toFixed(0)}%` : "-";
+          const bare = c.name === "GET /health" || !BARE ? null : await bareHttpReference(r.bytes);
+          const bareCells = bare
+            ? `${`${bare.rps.toFixed(0)} (p99 ${bare.p99} ms)`.padStart(27)} | ${`${((100 * r.rps) / bare.rps).toFixed(0)}%`.padStart(6)}`
+            : `${"-".padStart(27)} | ${"-".padStart(6)}`;
           log(
-            `${c.name.padEnd(46)}| ${r.rps.toFixed(0).padStart(7)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${ratio.padStart(8)} | ${`${r.requests} / ${r.urls}`.padStart(24)} | ${load()}`,
+            `${c.name.padEnd(46)}| ${r.rps.toFixed(0).padStart(7)} | ${String(r.p50).padStart(6)} | ${String(r.p99).padStart(6)} | ${ratio.padStart(8)} | ${`${r.requests} / ${r.urls}`.padStart(24)} | ${String(r.bytes).padStart(6)} | ${bareCells} | ${load()}`,
           );
         }
       } finally {
