@@ -19,6 +19,7 @@ import * as extended from "./migrations/0014-extended.js";
 import * as burnchainOpDetails from "./migrations/0015-burnchain-op-details.js";
 import * as compactEvents from "./migrations/0016-compact-events.js";
 import * as webhookPendingBound from "./migrations/0019-webhook-pending-bound.js";
+import * as webhookAttemptsLog from "./migrations/0021-webhook-attempts-log.js";
 import type { Db } from "./types.js";
 
 export interface Migration {
@@ -45,6 +46,7 @@ export const CORE_MIGRATIONS: Migration[] = [
   { version: 15, name: burnchainOpDetails.name, sql: burnchainOpDetails.sql },
   { version: 16, name: compactEvents.name, sql: compactEvents.sql },
   { version: 19, name: webhookPendingBound.name, sql: webhookPendingBound.sql },
+  { version: 21, name: webhookAttemptsLog.name, sql: webhookAttemptsLog.sql },
 ];
 
 /** Where a set of migrations records what it applied, and the lock that serialises it. */

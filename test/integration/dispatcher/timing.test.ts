@@ -4,8 +4,9 @@
  * Backoff and Retry-After decide when a row is due again; dead after the last attempt; the circuit
  * opens after consecutive failures, lets one probe through after the cool-down, and closes on
  * success; a row leased by a worker that died is delivered once its lease ends, and the dead
- * worker's late write changes nothing; two workers on one database share a backlog without
- * delivering any row twice.
+ * worker's late write changes nothing; one statement records a batch of attempts with different
+ * outcomes; two workers on one database (on PostgreSQL each with connections of its own, as two
+ * processes have) share a backlog without delivering any row twice.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -13,7 +14,9 @@ import { createDispatcher, type Dispatcher } from "../../../runtime/dispatcher/d
 import { claimDueRows, completeAttempts, insertOutboxRows } from "../../../runtime/dispatcher/outbox-store.js";
 import { createSecretBox } from "../../../runtime/dispatcher/secret-box.js";
 import { generateSecret } from "../../../runtime/dispatcher/signing.js";
-import { insertWebhook, newWebhookId } from "../../../runtime/dispatcher/webhook-store.js";
+import { deleteWebhook, insertWebhook, newWebhookId } from "../../../runtime/dispatcher/webhook-store.js";
+import { createPostgresDb } from "../../../runtime/db/postgres.js";
+import type { Db } from "../../../runtime/db/types.js";
 import { silentLogger } from "../../../runtime/internal/logger.js";
 import { signingKeyFromSeed } from "../../../runtime/internal/signing-key.js";
 import { createTestDb, type TestDb } from "../../support/db.js";
@@ -264,6 +267,164 @@ describe("crash safety of a claim", () => {
   });
 });
 
+describe("recording a batch of attempts", () => {
+  it("one statement records delivered, retried, dead and stale attempts: each row's state as its lease allows, every attempt logged", async () => {
+    const a = await webhook({ maxAttempts: 2, concurrency: 4 });
+    const b = await webhook({ maxAttempts: 2, concurrency: 4 });
+    await enqueue(a, 4);
+    await enqueue(b, 1);
+    const t0 = now;
+    const claimed = await claimDueRows(
+      t.db,
+      [
+        { webhookId: a, cap: 4, leaseMs: 60_000 },
+        { webhookId: b, cap: 1, leaseMs: 60_000 },
+      ],
+      new Date(t0),
+      "wrk_batch:1",
+    );
+    expect(claimed.map((r) => r.webhookId)).toEqual([a, a, a, a, b]);
+    const [delivered, retried, dead, stale] = claimed;
+    const base = {
+      leaseToken: "wrk_batch:1",
+      startedAt: new Date(t0),
+      durationMs: 12,
+      responseExcerpt: null,
+    };
+    const recorded = await completeAttempts(t.db, [
+      {
+        ...base,
+        outboxId: delivered.id,
+        webhookId: a,
+        attempt: 1,
+        success: true,
+        responseStatus: 200,
+        error: null,
+        next: { status: "delivered" },
+      },
+      {
+        ...base,
+        outboxId: retried.id,
+        webhookId: a,
+        attempt: 1,
+        success: false,
+        responseStatus: 503,
+        error: "endpoint answered 503",
+        next: { status: "pending", at: new Date(t0 + 5000) },
+      },
+      {
+        ...base,
+        outboxId: dead.id,
+        webhookId: a,
+        attempt: 2,
+        success: false,
+        responseStatus: 500,
+        error: "endpoint answered 500",
+        next: { status: "dead" },
+      },
+      // A claim that is no longer this worker's: logged, the row left as the newer claim has it.
+      {
+        ...base,
+        leaseToken: "wrk_other:9",
+        outboxId: stale.id,
+        webhookId: a,
+        attempt: 1,
+        success: true,
+        responseStatus: 200,
+        error: null,
+        next: { status: "delivered" },
+      },
+      {
+        ...base,
+        outboxId: claimed[4].id,
+        webhookId: b,
+        attempt: 1,
+        success: true,
+        responseStatus: 204,
+        error: null,
+        next: { status: "delivered" },
+      },
+    ]);
+    expect([...recorded].sort()).toEqual([delivered.id, retried.id, dead.id, claimed[4].id].sort());
+    const { rows } = await t.db.query<{
+      id: string;
+      status: string;
+      attempts: number;
+      next_attempt_at: Date;
+      leased: boolean;
+      last_status: number | null;
+      finished: boolean;
+    }>(
+      `SELECT id::text, status, attempts, next_attempt_at, lease_token IS NOT NULL AS leased, last_status,
+              finished_at IS NOT NULL AS finished
+         FROM control.webhook_outbox ORDER BY id`,
+    );
+    const state = new Map(rows.map((r) => [r.id, r]));
+    expect(state.get(delivered.id)).toMatchObject({
+      status: "delivered",
+      attempts: 1,
+      leased: false,
+      last_status: 200,
+      finished: true,
+    });
+    expect(state.get(retried.id)).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      leased: false,
+      last_status: 503,
+      finished: false,
+    });
+    expect(new Date(state.get(retried.id)?.next_attempt_at as Date).getTime()).toBe(t0 + 5000);
+    expect(state.get(dead.id)).toMatchObject({
+      status: "dead",
+      attempts: 2,
+      leased: false,
+      last_status: 500,
+      finished: true,
+    });
+    expect(state.get(stale.id)).toMatchObject({ status: "pending", attempts: 0, leased: true, last_status: null });
+    expect(state.get(claimed[4].id)).toMatchObject({ status: "delivered", attempts: 1, last_status: 204 });
+    // The log: one entry per attempt, under the webhook its delivery belongs to.
+    const log = await t.db.query<{
+      outbox_id: string;
+      webhook_id: string;
+      attempt: number;
+      response_status: number;
+      success: boolean;
+    }>(
+      "SELECT outbox_id::text, webhook_id, attempt, response_status, success FROM control.webhook_attempts ORDER BY outbox_id",
+    );
+    expect(log.rows).toEqual(
+      [
+        { outbox_id: delivered.id, webhook_id: a, attempt: 1, response_status: 200, success: true },
+        { outbox_id: retried.id, webhook_id: a, attempt: 1, response_status: 503, success: false },
+        { outbox_id: dead.id, webhook_id: a, attempt: 2, response_status: 500, success: false },
+        { outbox_id: stale.id, webhook_id: a, attempt: 1, response_status: 200, success: true },
+        { outbox_id: claimed[4].id, webhook_id: b, attempt: 1, response_status: 204, success: true },
+      ].sort((x, y) => Number(x.outbox_id) - Number(y.outbox_id)),
+    );
+    // Deleting a webhook takes its deliveries and their log with it; the other's stay.
+    expect(await deleteWebhook(t.db, a)).toBe(true);
+    const left = await t.db.query<{ webhook_id: string }>("SELECT webhook_id FROM control.webhook_attempts");
+    expect(left.rows).toEqual([{ webhook_id: b }]);
+    // An attempt finished after its webhook was deleted is not logged.
+    const late = await completeAttempts(t.db, [
+      {
+        ...base,
+        outboxId: retried.id,
+        webhookId: a,
+        attempt: 2,
+        success: true,
+        responseStatus: 200,
+        error: null,
+        next: { status: "delivered" },
+      },
+    ]);
+    expect(late.size).toBe(0);
+    expect((await t.db.query("SELECT 1 FROM control.webhook_attempts")).rows).toHaveLength(1);
+  });
+});
+
 describe("several workers", () => {
   it("two workers on one database share a backlog; no row is delivered twice", async () => {
     // Claims are what this checks: a timeout no send reaches on a loaded machine (a send that
@@ -273,9 +434,12 @@ describe("several workers", () => {
       await webhook({ maxAttempts: 5, concurrency: 4 }, 60_000),
     ];
     for (const id of hooks) await enqueue(id, 150);
-    const workers = [0, 1].map(() =>
+    // On PostgreSQL the second worker has a connection pool of its own, as a second process has.
+    const pools: Db[] = [t.db];
+    if (t.url) pools.push(await createPostgresDb(t.url, 4));
+    const workers = [0, 1].map((i) =>
       createDispatcher({
-        db: t.db,
+        db: pools[i] ?? t.db,
         logger: silentLogger,
         signer,
         secrets: box,
@@ -288,6 +452,7 @@ describe("several workers", () => {
       await waitForDelivered(300);
     } finally {
       for (const w of workers) await w.stop();
+      for (const p of pools.slice(1)) await p.close();
     }
     const ids = receiver.requests.map((r) => String(r.headers["webhook-id"]));
     expect(ids).toHaveLength(300);
