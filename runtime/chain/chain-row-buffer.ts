@@ -11,7 +11,7 @@
  * statements after it failed only because the transaction was aborted.
  */
 import type { Queryable, QueryResult } from "../db/types.js";
-import { type BlockRows, insertBlocksRows } from "./block-store.js";
+import { type BlockRows, insertBlocksRows, type ParamEncoding } from "./block-store.js";
 
 /** Rows are sent once this many events wait (bounds a statement's size and memory). */
 const SEND_EVENTS = 4_000;
@@ -25,7 +25,8 @@ export interface ChainRowBuffer {
   drain(): Promise<void>;
 }
 
-export function createChainRowBuffer(q: Queryable): ChainRowBuffer {
+/** `encoding`: how the inserts' parameters travel (block-store.ts ParamEncoding). */
+export function createChainRowBuffer(q: Queryable, encoding: ParamEncoding = "text"): ChainRowBuffer {
   let waiting: BlockRows[] = [];
   let waitingEvents = 0;
   const sent: Promise<void>[] = [];
@@ -36,7 +37,7 @@ export function createChainRowBuffer(q: Queryable): ChainRowBuffer {
     const blocks = waiting;
     waiting = [];
     waitingEvents = 0;
-    const insert = insertBlocksRows(q, blocks).catch((error) => {
+    const insert = insertBlocksRows(q, blocks, encoding).catch((error) => {
       failure ??= { error };
     });
     sent.push(insert);

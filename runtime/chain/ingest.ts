@@ -91,7 +91,8 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       let committed: { q: Queryable; result: T };
       try {
         committed = await db.transaction(async (tx) => {
-          const rows = createChainRowBuffer(tx);
+          // The pg driver sends Buffer parameters as they are: the chain rows go as binary arrays.
+          const rows = createChainRowBuffer(tx, db.kind === "postgres" ? "binary" : "text");
           const result = await fn(rows.queryable, rows);
           await rows.drain();
           return { q: rows.queryable, result };

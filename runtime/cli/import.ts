@@ -97,6 +97,23 @@ export function batchIsFull(requests: number, bytes: number, limits: BatchLimits
   return requests >= limits.maxRequests || bytes >= limits.maxBytes;
 }
 
+/**
+ * Pure: the limits of the `index`th batch (0-based). The first batches are smaller (1/16 of the
+ * limits, doubling up to them): nothing reaches the database before the first batch is decoded, and
+ * a full first batch kept it idle for a whole batch's decoding (about 1.5 s of 8 MB); later batches
+ * are decoded while earlier ones are in the database.
+ */
+export function batchLimitsAt(index: number, limits: BatchLimits): BatchLimits {
+  const shift = Math.max(0, RAMP_BATCHES - index);
+  return {
+    maxRequests: Math.max(1, limits.maxRequests >> shift),
+    maxBytes: Math.max(1, Math.floor(limits.maxBytes / 2 ** shift)),
+  };
+}
+
+/** Batches before the limits apply in full (the first is 2^RAMP_BATCHES times smaller). */
+const RAMP_BATCHES = 4;
+
 /** Batches decoded or in the database at once: bounds how far reading runs ahead. */
 const BATCHES_AHEAD = 3;
 
@@ -114,6 +131,8 @@ export async function importReplayFile(
   let fraction = 0;
   let batch: { path: string; body: string }[] = [];
   let batchBytes = 0;
+  let batches = 0;
+  let current = batchLimitsAt(0, limits);
   // Each batch is decoded as soon as it is read (on the decoder's thread) while earlier batches
   // are in the database; transactions stay strictly one after another, in file order.
   const inFlight: Promise<void>[] = [];
@@ -125,6 +144,7 @@ export async function importReplayFile(
     const batchEnd = fraction;
     batch = [];
     batchBytes = 0;
+    current = batchLimitsAt(++batches, limits);
     const decoded = decoder.decode(rows);
     const previous = last;
     last = (async () => {
@@ -149,7 +169,7 @@ export async function importReplayFile(
   })) {
     batch.push({ path: row.path, body: row.body });
     batchBytes += row.body.length;
-    if (batchIsFull(batch.length, batchBytes, limits)) await flush();
+    if (batchIsFull(batch.length, batchBytes, current)) await flush();
   }
   await flush();
   while (inFlight.length) await inFlight.shift();

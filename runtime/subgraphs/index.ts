@@ -46,7 +46,7 @@ import {
   modelDeployedSpec,
   type SpecFormat,
 } from "./module-loader.js";
-import { pruneUndo, revertBlockRows } from "./revert.js";
+import { pruneUndo, readFinalizedHeight, revertBlockRows } from "./revert.js";
 import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
@@ -147,6 +147,8 @@ export interface SubgraphEngineDeps {
 interface TransactionMemory {
   rows: TransactionRows;
   blocks: string[];
+  /** Height of the block this transaction applied last (-1: none yet). */
+  lastHeight: number;
   ahead: readonly DecodedBlock[];
   /** Whether the cache holds the read-ahead of `ahead` (a reorg's revert empties it). */
   aheadRead: boolean;
@@ -252,6 +254,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       memory = {
         rows: createTransactionRows(cache, stats),
         blocks: [],
+        lastHeight: -1,
         ahead: [],
         aheadRead: false,
         contexts: new WeakMap(),
@@ -277,6 +280,22 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         cause: err,
       });
     }
+  }
+
+  /**
+   * Drops the undo entries held in memory for blocks at or below the stored finalized height that
+   * a later block of this transaction built on (and below `limit`), and prunes the stored journal
+   * to the same height, as the next prune would have: written now, they would only be deleted
+   * again (pruneUndo also records that the journal no longer covers them). The transaction's last
+   * block keeps its entries until a later block is applied, as a block applied alone always has.
+   */
+  async function dropFinalUndo(q: Queryable, limit: number): Promise<void> {
+    const memory = memories.get(q);
+    if (!memory?.rows.pending() || memory.lastHeight < 0) return;
+    const finalized = await readFinalizedHeight(q);
+    if (finalized === null) return;
+    const height = Math.min(finalized, limit, memory.lastHeight - 1);
+    if (memory.rows.dropUndoThrough(height) > 0) await pruneUndo(q, height);
   }
 
   async function notify(q: Queryable, changes: RowChange[], block: ChangedBlock) {
@@ -372,6 +391,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         );
       }
       memory.blocks.push(block.indexBlockHash);
+      memory.lastHeight = block.height;
       const result = await applyBlocks(q, subs, [block], {
         journal,
         collect: await changesWanted(q, block),
@@ -407,7 +427,9 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     },
 
     async revertBlock(q, ref, forkPointHeight) {
-      // The revert reads the tables and the undo journal: what memory holds goes there first.
+      // The revert reads the tables and the undo journal: what memory holds goes there first,
+      // less the undo entries of final blocks below the fork point (no revert can use them).
+      await dropFinalUndo(q, forkPointHeight - 1);
       await writeMemory(q);
       const memory = memories.get(q);
       memory?.rows.forget();
@@ -425,6 +447,10 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     },
 
     async beforeCommit(q) {
+      // Blocks that became final within this transaction (an import transaction holds hundreds of
+      // blocks; finality follows its tip a few blocks behind): their undo entries are pruned as it
+      // commits instead of written now and deleted by a later transaction.
+      await dropFinalUndo(q, Number.POSITIVE_INFINITY);
       await writeMemory(q);
       await view.flush(q);
     },

@@ -119,6 +119,11 @@ export interface TransactionRows {
   forget(): void;
   /** Whether rows or undo entries wait to be written. */
   pending(): boolean;
+  /**
+   * Drops the waiting undo entries of blocks at or below `height` (blocks that became final in
+   * this transaction: the caller prunes the journal to that height as it commits); returns how many.
+   */
+  dropUndoThrough(height: number): number;
   /** A statement inserted `rows` rows into the table (counted for its statistics at flush). */
   inserted(target: TableTarget, rows: number): void;
 }
@@ -516,6 +521,16 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     pending() {
       for (const t of tables.values()) if (t.created.size + t.changed.size + t.undo.length > 0) return true;
       return false;
+    },
+
+    dropUndoThrough(height) {
+      let dropped = 0;
+      for (const t of tables.values()) {
+        const kept = t.undo.filter((e) => e.height > height);
+        dropped += t.undo.length - kept.length;
+        t.undo = kept;
+      }
+      return dropped;
     },
   };
 }

@@ -9,7 +9,8 @@
  * import transaction holds 16 requests: one statement instead of sixteen).
  *
  * `finalized_height` is the value at the transaction's start: never above the true one, which only
- * makes the engine journal pre-images it could have skipped (they are pruned later).
+ * makes the engine journal pre-images it could have skipped (those of blocks final by the commit
+ * are dropped there, the others pruned later).
  *
  * `unjournaled_height` (the undo journal's coverage, revert-coverage.ts) is raised with the same
  * statement when a block is applied without journaling; it only ever grows there, so a value read

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchIsFull, DEFAULT_BATCH_LIMITS } from "../../../runtime/cli/import.js";
+import { batchIsFull, batchLimitsAt, DEFAULT_BATCH_LIMITS } from "../../../runtime/cli/import.js";
 
 describe("import batch limits", () => {
   const limits = { maxRequests: 4, maxBytes: 1000 };
@@ -17,5 +17,17 @@ describe("import batch limits", () => {
     while (!batchIsFull(requests, requests * blockBytes, DEFAULT_BATCH_LIMITS)) requests++;
     expect(requests).toBeGreaterThan(16);
     expect(requests).toBeLessThan(DEFAULT_BATCH_LIMITS.maxRequests);
+  });
+
+  it("the first batches are smaller, doubling up to the limits", () => {
+    const big = { maxRequests: 1024, maxBytes: 8 * 1024 * 1024 };
+    const at = (i: number) => batchLimitsAt(i, big);
+    expect(at(0)).toEqual({ maxRequests: 64, maxBytes: 512 * 1024 });
+    expect(at(1)).toEqual({ maxRequests: 128, maxBytes: 1024 * 1024 });
+    expect(at(3)).toEqual({ maxRequests: 512, maxBytes: 4 * 1024 * 1024 });
+    expect(at(4)).toEqual(big);
+    expect(at(100)).toEqual(big);
+    // --batch-size 1 stays one request per transaction from the first batch on.
+    expect(batchLimitsAt(0, { maxRequests: 1, maxBytes: 1 })).toEqual({ maxRequests: 1, maxBytes: 1 });
   });
 });
