@@ -42,6 +42,21 @@ export async function transpileSources(outDir: string): Promise<void> {
   });
 }
 
+/** Trees of runs that were killed before their teardown (their process is gone). */
+function removeDeadRuns(): void {
+  const tmp = path.join(REPO_ROOT, ".tmp");
+  if (!fs.existsSync(tmp)) return;
+  for (const name of fs.readdirSync(tmp)) {
+    const pid = /^transpiled-(\d+)$/.exec(name)?.[1];
+    if (!pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch {
+      fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
+    }
+  }
+}
+
 let made: Promise<void> | undefined;
 
 /**
@@ -53,6 +68,7 @@ export default async function setup(): Promise<(() => void) | undefined> {
   if (process.env.SLUICE_TEST_TRANSPILE === "off") return undefined;
   const outDir = path.join(REPO_ROOT, ".tmp", `transpiled-${process.pid}`);
   made ??= (async () => {
+    removeDeadRuns();
     fs.rmSync(outDir, { recursive: true, force: true });
     await transpileSources(outDir);
   })();
