@@ -65,6 +65,8 @@ export default defineConfig({
     // runtime, the generator and PGlite again. Files keep their state in their own scope.
     isolate: false,
     sequence: { sequencer: LongFilesFirst },
+    // The sources transpiled once for the CLI and service processes tests start (test/support/cli.ts).
+    globalSetup: ["test/support/transpiled-sources.ts"],
     projects:
       kinds.length > 1
         ? [

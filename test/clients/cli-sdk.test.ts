@@ -24,7 +24,7 @@ import {
   type SluiceClient,
   type SseFrame,
 } from "../../runtime/sdk/index.js";
-import { CLI_ENTRY, runCli } from "../support/cli.js";
+import { CLI_ENTRY, NODE_ARGS, runCli } from "../support/cli.js";
 import { REPO_ROOT } from "../support/fixtures.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { canonicalBlocks, expectedContracts } from "../support/subgraph-expect.js";
@@ -356,7 +356,7 @@ describe("sluice mcp", () => {
     const client = new Client({ name: "sluice-test", version: "1" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", "tsx", CLI_ENTRY, "mcp"],
+      args: [...NODE_ARGS, CLI_ENTRY, "mcp"],
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", SLUICE_URL: svc.apiUrl, ...env },
       stderr: "pipe",

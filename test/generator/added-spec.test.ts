@@ -85,10 +85,15 @@ function enumeratingTests(root: string): string[] {
 /** Runs a command in `cwd`; the output comes back for the failure message. */
 function run(cwd: string, args: string[]): { status: number | null; output: string } {
   // The child is a fresh vitest run, not a worker of this one; it starts its PGlite databases from
-  // this repository's migrated snapshot (the migrations are the same).
+  // this repository's migrated snapshot (the migrations are the same). Its tests start no CLI or
+  // service process: it transpiles no sources for them, and this run's copy (of other generated/
+  // files) is not handed down.
   const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST"))),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST") && key !== "SLUICE_TEST_JS_DIR"),
+    ),
     SLUICE_TEST_SNAPSHOT_DIR: SNAPSHOT_DIR,
+    SLUICE_TEST_TRANSPILE: "off",
   };
   const result = spawnSync(process.execPath, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   return { status: result.status, output: `${result.stdout ?? ""}${result.stderr ?? ""}` };

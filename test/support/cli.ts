@@ -1,12 +1,25 @@
-/** Runs the `sluice` CLI from source as a child process (the same entry `npm` users get, via tsx). */
+/**
+ * Runs the `sluice` CLI from source as a child process (the same entry `npm` users get): from the
+ * run's transpiled copy of the sources when the test run made one (test/support/transpiled-sources.ts),
+ * else through tsx.
+ */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { REPO_ROOT } from "./fixtures.js";
 
-export const CLI_ENTRY = path.join(REPO_ROOT, "runtime/cli/main.ts");
-// `node --import tsx` keeps the CLI in ONE process, so a signal reaches the real process (the tsx
-// launcher would spawn a child and a SIGKILL would orphan it).
-const NODE_ARGS = ["--import", "tsx"];
+const TRANSPILED = process.env.SLUICE_TEST_JS_DIR;
+/** A source file's module as the children run it: its transpiled copy, or the file itself. */
+function entry(file: string): string {
+  return TRANSPILED ? path.join(TRANSPILED, file.replace(/\.ts$/, ".js")) : path.join(REPO_ROOT, file);
+}
+
+export const CLI_ENTRY = entry("runtime/cli/main.ts");
+/**
+ * Node's options for a child running CLI_ENTRY or SERVICE_ENTRY. `node --import tsx` keeps the
+ * CLI in ONE process, so a signal reaches the real process (the tsx launcher would spawn a child
+ * and a SIGKILL would orphan it).
+ */
+export const NODE_ARGS = TRANSPILED ? ["--enable-source-maps"] : ["--import", "tsx"];
 
 export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [...NODE_ARGS, CLI_ENTRY, ...args], {
@@ -41,7 +54,7 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
   });
 }
 
-export const SERVICE_ENTRY = path.join(REPO_ROOT, "runtime/main.ts");
+export const SERVICE_ENTRY = entry("runtime/main.ts");
 
 export interface ServiceProcess {
   child: ChildProcess;

@@ -23,8 +23,8 @@ type Page = {
 
 const SIM_SEED = "read-api-walk";
 
-function simulatedRequests(): RawRequest[] {
-  const { payloads } = simulateChain({ seed: SIM_SEED, blocks: 60, eventsPerBlock: 25, forkRate: 0.15 });
+function simulatedRequests(blocks = 60): RawRequest[] {
+  const { payloads } = simulateChain({ seed: SIM_SEED, blocks, eventsPerBlock: 25, forkRate: 0.15 });
   return payloads.map((p) => ({ path: p.path, body: JSON.stringify(p.body) }));
 }
 
@@ -243,7 +243,8 @@ describe("cache headers", () => {
 
   it("finalized pages are immutable with an ETag (If-None-Match → 304); pages near the tip are short-lived", async () => {
     await testDb.reset();
-    const requests = simulatedRequests();
+    // A third of the walks' chain: finalized blocks below, six unfinalized at the tip.
+    const requests = simulatedRequests(20);
     const service = await startTestService(testDb.db, { FINALITY_BURN_CONFIRMATIONS: "6" });
     try {
       await ingest(service, requests);
