@@ -31,12 +31,13 @@ import {
   claimDueRows,
   completeAttempts,
   releaseRows,
+  WEBHOOK_CHANGED_PREFIX,
   WEBHOOK_CHANNEL,
 } from "./outbox-store.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import type { SecretBox } from "./secret-box.js";
 import type { Signer } from "./signing.js";
-import { listWebhooks, liveSecrets, saveCircuit, type WebhookRow } from "./webhook-store.js";
+import { listWebhooks, listWebhooksById, liveSecrets, saveCircuit, type WebhookRow } from "./webhook-store.js";
 
 export interface DispatcherOptions {
   db: Db;
@@ -73,8 +74,11 @@ export interface Dispatcher {
   start(): Promise<void>;
   /** Stops claiming, lets attempts in flight finish (up to `graceMs`), records them, gives back the rest. */
   stop(graceMs?: number): Promise<void>;
-  /** Looks for due rows now (e.g. after an API change). */
-  wake(): void;
+  /**
+   * Looks for due rows now (e.g. after an API change); with a webhook id, re-reads that webhook
+   * alone before (a change to one webhook costs one row, however many there are).
+   */
+  wake(webhookId?: string): void;
   /** One round without the loop (tests with an injected clock): claim, deliver, record. */
   runOnce(): Promise<number>;
   /** Delivers a claimed row now, outside the loop and the breaker (test deliveries). */
@@ -94,6 +98,8 @@ interface EndpointState {
   cursor: string | null;
   fenceInFlight: boolean;
   saving: Promise<void>;
+  /** The sealed secrets `config.secrets` were opened from: unchanged, they are not opened again. */
+  sealedKey: string;
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -121,6 +127,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const agents = createEndpointAgents();
   let lastRefresh = Number.NEGATIVE_INFINITY;
   let refreshWanted = true;
+  /** Webhooks changed through the API since the last read: re-read alone unless everything is. */
+  const changedWebhooks = new Set<string>();
   let globalInflight = 0;
   /** A cursor scan came short: scan again from the head before waiting. */
   let rescan = false;
@@ -154,54 +162,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     wakeUp?.();
   }
 
+  /** Every webhook read again (at start, now and then, after a lost notification). */
   async function refresh(): Promise<void> {
+    // Changes announced before the read are in its snapshot.
+    changedWebhooks.clear();
     const rows = await listWebhooks(db);
     const seen = new Set<string>();
     for (const w of rows) {
       seen.add(w.id);
-      let secrets: string[];
-      try {
-        secrets = liveSecrets(w, options.secrets, clock());
-      } catch (err) {
-        logger.error({
-          msg: "webhook secret cannot be opened (wrong WEBHOOK_SECRET_KEY?)",
-          webhook_id: w.id,
-          error: err,
-        });
-        continue;
-      }
-      const config = {
-        id: w.id,
-        url: w.url,
-        format: w.format,
-        timeoutMs: w.timeoutMs,
-        maxAttempts: w.maxAttempts,
-        secrets,
-        // An ordered webhook: one at a time, each after the previous one finished.
-        concurrency: w.ordered ? 1 : w.concurrency,
-        ordered: w.ordered,
-        active: w.status === "active",
-      };
-      const e = endpoints.get(w.id);
-      if (e) e.config = config;
-      else {
-        const circuit: Circuit = {
-          state: w.circuit.state,
-          failures: w.circuit.failures,
-          openedAt: w.circuit.openedAt?.getTime() ?? null,
-          probing: false,
-        };
-        endpoints.set(w.id, {
-          config,
-          circuit,
-          inflight: 0,
-          queue: [],
-          backlog: true,
-          cursor: null,
-          fenceInFlight: false,
-          saving: Promise.resolve(),
-        });
-      }
+      applyWebhook(w);
     }
     for (const [id, e] of endpoints) {
       if (!seen.has(id) && e.inflight === 0) endpoints.delete(id);
@@ -209,6 +178,80 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     lastRefresh = clock();
     refreshWanted = false;
+  }
+
+  /** The webhooks changed through the API since the last read, read alone. */
+  async function refreshChanged(): Promise<void> {
+    const ids = [...changedWebhooks];
+    changedWebhooks.clear();
+    const rows = await listWebhooksById(db, ids);
+    for (const w of rows) {
+      applyWebhook(w);
+      const e = endpoints.get(w.id);
+      if (e) e.backlog = true;
+    }
+    const found = new Set(rows.map((w) => w.id));
+    for (const id of ids) {
+      // Deleted: dropped once nothing is in flight (else at the next full read).
+      if (!found.has(id) && (endpoints.get(id)?.inflight ?? 1) === 0) endpoints.delete(id);
+    }
+  }
+
+  /** A webhook row into its endpoint's state (created on first sight). */
+  function applyWebhook(w: WebhookRow): void {
+    const nowMs = clock();
+    const previousLive =
+      w.previousSecretSealed !== null &&
+      w.previousSecretExpiresAt !== null &&
+      w.previousSecretExpiresAt.getTime() > nowMs;
+    const sealedKey = previousLive ? `${w.secretSealed} ${w.previousSecretSealed}` : w.secretSealed;
+    const known = endpoints.get(w.id);
+    let secrets: readonly string[];
+    try {
+      secrets = known?.sealedKey === sealedKey ? known.config.secrets : liveSecrets(w, options.secrets, nowMs);
+    } catch (err) {
+      logger.error({
+        msg: "webhook secret cannot be opened (wrong WEBHOOK_SECRET_KEY?)",
+        webhook_id: w.id,
+        error: err,
+      });
+      return;
+    }
+    const config = {
+      id: w.id,
+      url: w.url,
+      format: w.format,
+      timeoutMs: w.timeoutMs,
+      maxAttempts: w.maxAttempts,
+      secrets,
+      // An ordered webhook: one at a time, each after the previous one finished.
+      concurrency: w.ordered ? 1 : w.concurrency,
+      ordered: w.ordered,
+      active: w.status === "active",
+    };
+    const e = endpoints.get(w.id);
+    if (e) {
+      e.config = config;
+      e.sealedKey = sealedKey;
+    } else {
+      const circuit: Circuit = {
+        state: w.circuit.state,
+        failures: w.circuit.failures,
+        openedAt: w.circuit.openedAt?.getTime() ?? null,
+        probing: false,
+      };
+      endpoints.set(w.id, {
+        config,
+        circuit,
+        inflight: 0,
+        queue: [],
+        backlog: true,
+        cursor: null,
+        fenceInFlight: false,
+        saving: Promise.resolve(),
+        sealedKey,
+      });
+    }
   }
 
   function setCircuit(e: EndpointState, next: Circuit): void {
@@ -533,6 +576,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     while (running) {
       try {
         if (refreshWanted || clock() - lastRefresh >= refreshIntervalMs) await refresh();
+        else if (changedWebhooks.size > 0) await refreshChanged();
         rescan = false;
         if ((await claimRound()) > 0 || rescan) continue;
         const woke = await waitForWake(pollIntervalMs);
@@ -560,6 +604,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         WEBHOOK_CHANNEL,
         (payload) => {
           if (payload === "webhooks") refreshWanted = true;
+          else if (payload.startsWith(WEBHOOK_CHANGED_PREFIX)) {
+            changedWebhooks.add(payload.slice(WEBHOOK_CHANGED_PREFIX.length));
+            wakeExpander();
+            // Only the changed webhook may have rows newly due (refreshChanged marks it).
+            wake(false);
+            return;
+          }
           wakeExpander();
           wake();
         },
@@ -596,9 +647,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       agents.destroy();
     },
 
-    wake: () => {
-      refreshWanted = true;
-      wake();
+    wake: (webhookId?: string) => {
+      if (webhookId === undefined) {
+        refreshWanted = true;
+        wake();
+      } else {
+        changedWebhooks.add(webhookId);
+        wake(false);
+      }
     },
 
     async runOnce() {

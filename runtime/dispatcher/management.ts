@@ -22,6 +22,7 @@ import {
   type PageRequest,
   pendingCount,
   requeueDead,
+  WEBHOOK_CHANGED_PREFIX,
   WEBHOOK_CHANNEL,
 } from "./outbox-store.js";
 import { parseReplayRange, type ReplayRange, type ReplayResult, runReplay } from "./replay.js";
@@ -93,13 +94,10 @@ export interface ManagementDeps {
 
 export function createWebhookManagement(deps: ManagementDeps): WebhookManagement {
   const { db, dispatcher, secrets, now } = deps;
-  const announce = async (): Promise<void> => {
-    await db.notify(WEBHOOK_CHANNEL, "webhooks");
-    dispatcher.wake();
-  };
-  const announced = async <T>(result: T): Promise<T> => {
-    if (result && result !== "name_taken") await announce();
-    return result;
+  // Names the webhook: every dispatcher re-reads that one row, not every webhook.
+  const announce = async (webhookId: string): Promise<void> => {
+    await db.notify(WEBHOOK_CHANNEL, `${WEBHOOK_CHANGED_PREFIX}${webhookId}`);
+    dispatcher.wake(webhookId);
   };
 
   return {
@@ -130,11 +128,15 @@ export function createWebhookManagement(deps: ManagementDeps): WebhookManagement
         });
       });
       if (!webhook) return null;
-      await announce();
+      await announce(id);
       return { webhook, secret };
     },
 
-    update: async (id, patch) => announced(await updateWebhook(db, id, patch)),
+    async update(id, patch) {
+      const result = await updateWebhook(db, id, patch);
+      if (result && result !== "name_taken") await announce(id);
+      return result;
+    },
 
     async remove(id) {
       await db.transaction(async (q) => {
@@ -143,7 +145,7 @@ export function createWebhookManagement(deps: ManagementDeps): WebhookManagement
         await readTip(q, true);
         await deleteWebhook(q, id);
       });
-      await announce();
+      await announce(id);
     },
 
     async rotateSecret(webhook, graceSeconds) {
@@ -154,7 +156,7 @@ export function createWebhookManagement(deps: ManagementDeps): WebhookManagement
         previousSecretExpiresAt: graceSeconds > 0 ? new Date(now() + graceSeconds * 1000) : null,
       });
       if (!updated || updated === "name_taken") return null;
-      await announce();
+      await announce(webhook.id);
       return { webhook: updated, secret };
     },
 

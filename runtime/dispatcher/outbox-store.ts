@@ -9,6 +9,8 @@ import type { Queryable } from "../db/types.js";
 
 /** NOTIFY channel: new or re-armed outbox rows, webhook changes. Workers wake on it. */
 export const WEBHOOK_CHANNEL = "sluice_webhooks";
+/** A notification on WEBHOOK_CHANNEL naming one webhook changed through the API: `webhook:<id>`. */
+export const WEBHOOK_CHANGED_PREFIX = "webhook:";
 
 /**
  * A CTE (`async_commit`) that a worker's statement joins. On PostgreSQL its transaction then

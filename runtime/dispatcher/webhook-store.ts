@@ -149,6 +149,12 @@ export async function listWebhooks(q: Queryable, options: { kind?: WebhookKind }
   return rows.map(fromRaw);
 }
 
+/** The webhooks of these ids that exist (a missing id was deleted). */
+export async function listWebhooksById(q: Queryable, ids: readonly string[]): Promise<WebhookRow[]> {
+  const { rows } = await q.query<Raw>(`SELECT ${COLUMNS} FROM control.webhooks WHERE id = ANY($1::text[])`, [ids]);
+  return rows.map(fromRaw);
+}
+
 /** Columns an update may set (API names → SQL columns). */
 export interface WebhookPatch {
   name?: string;
