@@ -9,10 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Service } from "../../../runtime/service.js";
-import { ChainSimulator, type SimPayload } from "../../../runtime/simulator/index.js";
+import { chainFeed } from "../../support/chain-feed.js";
 import { createTestDb, type TestDb } from "../../support/db.js";
 import { type Receiver, startReceiver } from "../../support/receiver.js";
-import { postObserver, startTestService, waitFor } from "../../support/service.js";
+import { startTestService, waitFor } from "../../support/service.js";
 import { waitForExpanded, waitForOutboxDrained, webhookClient } from "../../support/webhooks.js";
 
 let t: TestDb;
@@ -20,25 +20,8 @@ let svc: Service;
 let api: ReturnType<typeof webhookClient>;
 const receivers: Receiver[] = [];
 
-const chain: Iterator<SimPayload> = new ChainSimulator({
-  seed: "webhooks-ordered",
-  blocks: 200,
-  eventsPerBlock: 10,
-  forkRate: 0,
-})
-  .payloads()
-  [Symbol.iterator]();
-
-async function ingest(blocks: number): Promise<void> {
-  let n = 0;
-  while (n < blocks) {
-    const next = chain.next();
-    if (next.done) throw new Error("the simulated chain ran out");
-    if (next.value.path === "/new_block") n++;
-    await postObserver(svc.observerUrl, next.value.path, JSON.stringify(next.value.body));
-  }
-  await svc.idle();
-}
+const chain = chainFeed("webhooks-ordered");
+const ingest = (blocks: number) => chain.ingest(svc, blocks);
 
 async function tip(): Promise<number> {
   const { rows } = await t.db.query<{ h: number | null }>("SELECT block_height AS h FROM control.chain_tip");

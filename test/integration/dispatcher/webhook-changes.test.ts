@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../../runtime/db/types.js";
 import type { Service } from "../../../runtime/service.js";
-import { ChainSimulator, type SimPayload } from "../../../runtime/simulator/index.js";
+import { chainFeed } from "../../support/chain-feed.js";
 import { createTestDb, type TestDb } from "../../support/db.js";
 import { type Receiver, startReceiver } from "../../support/receiver.js";
-import { postObserver, startTestService, waitFor } from "../../support/service.js";
+import { startTestService, waitFor } from "../../support/service.js";
 import { webhookClient } from "../../support/webhooks.js";
 
 const TRIGGERS = [{ type: "ft_transfer" }, { type: "stx_transfer" }];
@@ -22,25 +22,8 @@ let r: Receiver;
 /** Webhook rows the service's plain queries returned (what the dispatcher reads them with). */
 let webhookRowsRead = 0;
 
-const chain: Iterator<SimPayload> = new ChainSimulator({
-  seed: "webhook-changes",
-  blocks: 200,
-  eventsPerBlock: 10,
-  forkRate: 0,
-})
-  .payloads()
-  [Symbol.iterator]();
-
-async function ingest(blocks: number): Promise<void> {
-  let posted = 0;
-  while (posted < blocks) {
-    const next = chain.next();
-    if (next.done) throw new Error("the simulated chain ran out");
-    await postObserver(svc.observerUrl, next.value.path, JSON.stringify(next.value.body));
-    if (next.value.path === "/new_block") posted++;
-  }
-  await svc.idle();
-}
+const chain = chainFeed("webhook-changes");
+const ingest = (blocks: number) => chain.ingest(svc, blocks);
 
 /** Canonical events of the triggers' types above a height: the deliveries each webhook is owed. */
 async function owed(aboveHeight: number): Promise<number> {
