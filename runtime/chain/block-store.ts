@@ -197,7 +197,18 @@ export async function insertBlocksRows(
   encoding: ParamEncoding = "text",
 ): Promise<void> {
   const params = blocksRowsParams(blocks);
-  await q.query(INSERT_BLOCKS_ROWS, encoding === "binary" ? binaryParams(params) : params);
+  let sent: unknown[] = params;
+  if (encoding === "binary") {
+    try {
+      sent = binaryParams(params);
+    } catch (err) {
+      // A value the binary form cannot carry (a whole number beyond its column's range) goes as
+      // text, so that the database judges it and refuses the block with its own reason (a data
+      // exception), as it does on every other path.
+      if (!(err instanceof RangeError)) throw err;
+    }
+  }
+  await q.query(INSERT_BLOCKS_ROWS, sent);
 }
 
 /** Pure: the parameters of INSERT_BLOCKS_ROWS in the binary array format. */

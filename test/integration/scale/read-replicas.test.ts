@@ -270,7 +270,14 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("read replicas on a streaming repli
     await expectSameAsReference(B, urls);
     expect(await reads(B), "B never tried the lagging replica").toEqual(bBefore);
     // A: the unreachable replica is reported, never used; the paused one's lag is visible.
-    await waitFor(async () => ((await replicas(A))[0].lag_bytes ?? 0) > 0, { timeoutMs: 10_000 });
+    // A probes its replicas on its own schedule: wait for a probe taken since the pause.
+    await waitFor(
+      async () => {
+        const [first] = await replicas(A);
+        return (first.lag_bytes ?? 0) > 0 && first.replay_paused === true;
+      },
+      { timeoutMs: 10_000 },
+    );
     const [paused, gone] = await replicas(A);
     expect(paused).toMatchObject({ replica: "0", replay_paused: true });
     expect(paused.lag_bytes).toBeGreaterThan(0);
