@@ -46,7 +46,8 @@ import {
   modelDeployedSpec,
   type SpecFormat,
 } from "./module-loader.js";
-import { pruneUndo, readFinalizedHeight, revertBlockRows } from "./revert.js";
+import { pruneUndo, revertBlockRows } from "./revert.js";
+import { readTip } from "../chain/tip.js";
 import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
@@ -292,7 +293,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
   async function dropFinalUndo(q: Queryable, limit: number): Promise<void> {
     const memory = memories.get(q);
     if (!memory?.rows.pending() || memory.lastHeight < 0) return;
-    const finalized = await readFinalizedHeight(q);
+    const finalized = (await readTip(q)).finalizedHeight;
     if (finalized === null) return;
     const height = Math.min(finalized, limit, memory.lastHeight - 1);
     if (memory.rows.dropUndoThrough(height) > 0) await pruneUndo(q, height);

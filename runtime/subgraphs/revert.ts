@@ -84,12 +84,6 @@ export async function pruneUndo(q: Queryable, finalizedHeight: number): Promise<
   );
 }
 
-/** The finalized height as stored in the tip row (null before the first finality decision). */
-export async function readFinalizedHeight(q: Queryable): Promise<number | null> {
-  const { rows } = await q.query<{ finalized_height: number | null }>("SELECT finalized_height FROM control.chain_tip");
-  return rows[0]?.finalized_height ?? null;
-}
-
 /** `"schema"."table"` of a module's table (for tests and tools). */
 export function tableName(module: SubgraphModule, table: string): string {
   return qualified({ subgraph: module.name, schema: module.schema, meta: module.tables[table] });
