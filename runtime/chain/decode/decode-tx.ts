@@ -1,33 +1,12 @@
-/** One `/new_block` transaction → DecodedTx: raw_tx via @stacks/transactions (DESIGN.md §2). */
-import {
-  AddressHashMode,
-  AddressVersion,
-  AuthType,
-  BytesReader,
-  type ClarityValue,
-  ClarityType,
-  PayloadType,
-  type SpendingCondition,
-  type StacksTransactionWire,
-  deserializeTransaction,
-  serializeCV,
-} from "@stacks/transactions";
-import type { DecodedEvent, DecodedTx, ExecutionCost, TxType } from "../types.js";
-import { c32Address } from "./address-cache.js";
+/** One `/new_block` transaction → DecodedTx: raw_tx read by tx-wire-reader.ts (DESIGN.md §2). */
+import type { DecodedEvent, DecodedTx, ExecutionCost } from "../types.js";
 import { decodeClarityHex } from "./clarity-json.js";
-import { clarityValueEnd } from "./clarity-wire.js";
 import { isRecord, type JsonObject, malformed, requireHash, requireIndex, requireString } from "./fields.js";
-import { bytesToHex0x, hexToBytesStrict } from "./hex.js";
+import { hexToBytesStrict } from "./hex.js";
+import { readTransactionWire, type TxWireFacts } from "./tx-wire-reader.js";
 
 /** `raw_tx` of a Bitcoin-originated operation (the node has no Stacks transaction for it). */
 const BURNCHAIN_OP_RAW_TX = "0x00";
-/** Transaction version byte of mainnet transactions (anything else is a testnet flavour). */
-const MAINNET_TX_VERSION = 0x00;
-/** Poison-microblock payload body: two microblock headers of version(1) + sequence(2) +
- * prev_block(32) + tx_merkle_root(32) + signature(65) bytes. */
-const POISON_PAYLOAD_BODY_BYTES = 2 * (1 + 2 + 32 + 32 + 65);
-/** A token-transfer memo is the last field of the payload, which is last in the tx: 34 bytes. */
-const MEMO_BYTES = 34;
 
 /**
  * Decodes one element of a `/new_block` body's `transactions`. `path` names it in errors
@@ -86,160 +65,49 @@ export function decodeTx(raw: unknown, path: string, firstEvent?: DecodedEvent |
     return tx;
   }
 
-  let bytes: Uint8Array;
-  let wire: StacksTransactionWire;
-  let payloadStart: number;
+  let wire: TxWireFacts;
   try {
-    bytes = hexToBytesStrict(rawTx);
-    const reader = new PayloadMarkingReader(bytes);
-    wire = deserializeTransaction(reader);
-    payloadStart = reader.payloadStart;
-    // The library does not read a poison-microblock payload's two microblock headers.
-    const end =
-      wire.payload.payloadType === PayloadType.PoisonMicroblock
-        ? reader.readOffset + POISON_PAYLOAD_BODY_BYTES
-        : reader.readOffset;
-    if (end > bytes.length) throw new Error("truncated transaction");
-    if (end < bytes.length) throw new Error(`${bytes.length - end} trailing byte(s) after the transaction`);
+    wire = readTransactionWire(hexToBytesStrict(rawTx));
   } catch (err) {
     throw malformed(`${at}raw_tx`, `is not a Stacks transaction (${errorText(err)})`, rawTx);
   }
-  fillFromWire(tx, wire, bytes, payloadStart);
+  fillFromWire(tx, wire);
   return tx;
 }
 
-/**
- * A BytesReader that notes where the payload starts: deserializePayload reads the payload type
- * byte through `readUInt8Enum(PayloadType, …)`, and nothing before the payload uses that enum.
- */
-class PayloadMarkingReader extends BytesReader {
-  payloadStart = -1;
-
-  override readUInt8Enum<T extends string, TEnumValue extends number>(
-    enumVariable: { [key in T]: TEnumValue },
-    invalidEnumErrorFormatter: (val: number) => Error,
-  ): TEnumValue {
-    if ((enumVariable as unknown) === PayloadType && this.payloadStart < 0) this.payloadStart = this.readOffset;
-    return super.readUInt8Enum(enumVariable, invalidEnumErrorFormatter);
-  }
-}
-
-function fillFromWire(tx: DecodedTx, wire: StacksTransactionWire, bytes: Uint8Array, payloadStart: number): void {
-  const mainnet = wire.transactionVersion === MAINNET_TX_VERSION;
-  const auth = wire.auth;
-  const origin = auth.spendingCondition;
-  tx.sender = spenderAddress(origin, mainnet);
-  tx.nonce = origin.nonce.toString();
-  if (auth.authType === AuthType.Sponsored) {
-    tx.sponsor = spenderAddress(auth.sponsorSpendingCondition, mainnet);
-    tx.fee = auth.sponsorSpendingCondition.fee.toString();
+function fillFromWire(tx: DecodedTx, wire: TxWireFacts): void {
+  tx.sender = wire.origin.address;
+  tx.nonce = wire.origin.nonce;
+  if (wire.sponsor !== null) {
+    tx.sponsor = wire.sponsor.address;
+    tx.fee = wire.sponsor.fee;
   } else {
-    tx.fee = origin.fee.toString();
+    tx.fee = wire.origin.fee;
   }
-
-  const payload = wire.payload;
-  tx.txType = TX_TYPES[payload.payloadType];
-  switch (payload.payloadType) {
-    case PayloadType.TokenTransfer:
-      tx.recipient = principalOf(payload.recipient);
-      tx.amount = payload.amount.toString();
-      // The library decodes the memo as text; keep the exact bytes instead.
-      tx.memo = bytesToHex0x(bytes.subarray(bytes.length - MEMO_BYTES));
+  tx.txType = wire.txType;
+  switch (wire.txType) {
+    case "token_transfer":
+      tx.recipient = wire.recipient;
+      tx.amount = wire.amount;
+      tx.memo = wire.memo;
       break;
-    case PayloadType.ContractCall: {
-      const contract = payload.contractAddress;
-      tx.contractId = `${c32Address(contract.version, contract.hash160)}.${payload.contractName.content}`;
-      tx.functionName = payload.functionName.content;
-      tx.functionArgs =
-        rawFunctionArgs(bytes, payloadStart, payload.functionArgs.length) ?? reserialize(payload.functionArgs);
+    case "contract_call":
+      tx.contractId = `${wire.contractAddress}.${wire.contractName}`;
+      tx.functionName = wire.functionName;
+      tx.functionArgs = wire.functionArgs;
       break;
-    }
-    case PayloadType.SmartContract:
-    case PayloadType.VersionedSmartContract:
-      tx.contractId = `${tx.sender}.${payload.contractName.content}`;
+    case "smart_contract":
+    case "versioned_smart_contract":
+      tx.contractId = `${tx.sender}.${wire.contractName}`;
       break;
-    case PayloadType.CoinbaseToAltRecipient:
-    case PayloadType.NakamotoCoinbase:
+    case "coinbase_to_alt_recipient":
+    case "nakamoto_coinbase":
       // The coinbase's alternative reward recipient, when one is named.
-      tx.recipient = payload.recipient === undefined ? null : principalOf(payload.recipient);
+      tx.recipient = wire.recipient;
       break;
     default:
       break;
   }
-}
-
-/**
- * The contract-call arguments exactly as sent (0x-hex each), sliced from the raw tx: re-serializing
- * the decoded values is slower and not always byte-identical (the library orders tuple keys with
- * localeCompare, Clarity orders them bytewise). Null when the layout is not as expected.
- */
-function rawFunctionArgs(bytes: Uint8Array, payloadStart: number, count: number): string[] | null {
-  if (payloadStart < 0) return null;
-  try {
-    // payload type(1) + contract address version(1) + hash160(20), then two length-prefixed names
-    let pos = payloadStart + 22;
-    pos += 1 + bytes[pos];
-    pos += 1 + bytes[pos];
-    const declared = ((bytes[pos] << 24) >>> 0) + (bytes[pos + 1] << 16) + (bytes[pos + 2] << 8) + bytes[pos + 3];
-    if (declared !== count) return null;
-    pos += 4;
-    const out: string[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const end = clarityValueEnd(bytes, pos);
-      out[i] = bytesToHex0x(bytes.subarray(pos, end));
-      pos = end;
-    }
-    return pos === bytes.length ? out : null;
-  } catch {
-    return null;
-  }
-}
-
-function reserialize(args: ClarityValue[]): string[] {
-  const out: string[] = new Array(args.length);
-  for (let i = 0; i < args.length; i++) out[i] = `0x${serializeCV(args[i])}`;
-  return out;
-}
-
-const TX_TYPES: Record<PayloadType, TxType> = {
-  [PayloadType.TokenTransfer]: "token_transfer",
-  [PayloadType.ContractCall]: "contract_call",
-  [PayloadType.SmartContract]: "smart_contract",
-  [PayloadType.VersionedSmartContract]: "versioned_smart_contract",
-  [PayloadType.Coinbase]: "coinbase",
-  [PayloadType.CoinbaseToAltRecipient]: "coinbase_to_alt_recipient",
-  [PayloadType.NakamotoCoinbase]: "nakamoto_coinbase",
-  [PayloadType.PoisonMicroblock]: "poison_microblock",
-  [PayloadType.TenureChange]: "tenure_change",
-};
-
-/** A principal CV (possibly wrapped in an optional, as the Nakamoto coinbase recipient is). */
-function principalOf(cv: ClarityValue): string | null {
-  switch (cv.type) {
-    case ClarityType.PrincipalStandard:
-    case ClarityType.PrincipalContract:
-      return cv.value;
-    case ClarityType.OptionalSome:
-      return principalOf(cv.value);
-    default:
-      return null;
-  }
-}
-
-/**
- * The address of a spending condition: single-sig P2PKH → SP/ST, every other hash mode
- * (multisig, and P2WPKH which is P2SH-wrapped) → the multisig version SM/SN.
- */
-function spenderAddress(condition: SpendingCondition, mainnet: boolean): string {
-  const singleSig = condition.hashMode === AddressHashMode.P2PKH;
-  const version = mainnet
-    ? singleSig
-      ? AddressVersion.MainnetSingleSig
-      : AddressVersion.MainnetMultiSig
-    : singleSig
-      ? AddressVersion.TestnetSingleSig
-      : AddressVersion.TestnetMultiSig;
-  return c32Address(version, condition.signer);
 }
 
 /**
