@@ -67,13 +67,21 @@ export function decodeTx(raw: unknown, path: string, firstEvent?: DecodedEvent |
 
   let wire: TxWireFacts;
   try {
-    wire = readTransactionWire(hexToBytesStrict(rawTx));
+    wire = readTransactionWire(hexToBytesStrict(rawTx), lowercaseHexBody(rawTx));
   } catch (err) {
     throw malformed(`${at}raw_tx`, `is not a Stacks transaction (${errorText(err)})`, rawTx);
   }
   fillFromWire(tx, wire);
   return tx;
 }
+
+/** The hex digits of a (validated) hex string, without `0x`, in lowercase as the library gives them. */
+function lowercaseHexBody(hex: string): string {
+  const body = hex.startsWith("0x") || hex.startsWith("0X") ? hex.slice(2) : hex;
+  return UPPERCASE_HEX.test(body) ? body.toLowerCase() : body;
+}
+
+const UPPERCASE_HEX = /[A-F]/;
 
 function fillFromWire(tx: DecodedTx, wire: TxWireFacts): void {
   tx.sender = wire.origin.address;

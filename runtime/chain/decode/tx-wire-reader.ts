@@ -97,9 +97,13 @@ const PAYLOAD_TYPES: Record<number, TxType> = {
 
 const utf8 = new TextDecoder();
 
-/** Reads one transaction that must span all of `bytes`. Throws TxWireError when it does not. */
-export function readTransactionWire(bytes: Uint8Array): TxWireFacts {
-  const c = new Cursor(bytes);
+/**
+ * Reads one transaction that must span all of `bytes`. Throws TxWireError when it does not.
+ * `hex`, when given, must be the lowercase hex of `bytes` (the node's raw_tx text): hex fields
+ * are then cut from it instead of being encoded again.
+ */
+export function readTransactionWire(bytes: Uint8Array, hex?: string): TxWireFacts {
+  const c = new Cursor(bytes, hex);
   const version = c.u8();
   if (version !== MAINNET_TX_VERSION && version !== TESTNET_TX_VERSION) {
     throw new TxWireError(`unknown transaction version ${hexByte(version)}`);
@@ -272,7 +276,7 @@ function readPayload(c: Cursor, facts: TxWireFacts): void {
       for (let i = 0; i < count; i++) {
         const start = c.pos;
         skipClarityValue(c, 0);
-        args.push(`0x${hexOf(c.bytes, start, c.pos)}`);
+        args.push(`0x${c.hexOf(start, c.pos)}`);
       }
       facts.functionArgs = args;
       break;
@@ -432,7 +436,15 @@ function principalVersion(c: Cursor): number {
 
 class Cursor {
   pos = 0;
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly text?: string,
+  ) {}
+
+  /** Lowercase hex of `bytes[start, end)`. */
+  hexOf(start: number, end: number): string {
+    return this.text === undefined ? hexOf(this.bytes, start, end) : this.text.slice(2 * start, 2 * end);
+  }
 
   /** Moves past `n` bytes, returning where they start. */
   skip(n: number): number {
@@ -469,7 +481,7 @@ class Cursor {
 
   hex(n: number): string {
     const start = this.skip(n);
-    return hexOf(this.bytes, start, this.pos);
+    return this.hexOf(start, this.pos);
   }
 
   hex0x(n: number): string {

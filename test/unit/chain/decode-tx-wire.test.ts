@@ -369,6 +369,14 @@ describe("transaction wire reader", () => {
       types.add(expected.txType);
       expect(ours(hexBytes(raw)), raw).toEqual(expected);
     }
+    // raw_tx in uppercase hex: the same fields, hex fields in lowercase as the library gives them
+    for (const raw of await builtTransactions()) {
+      const upper = `0x${raw.toUpperCase()}`;
+      expect(ours(hexBytes(raw)), raw).toEqual(libraryDecode(hexBytes(raw)).fields);
+      expect(decodeTx(nodeTx(upper), "transactions[0]").functionArgs).toEqual(
+        libraryDecode(hexBytes(raw)).fields.functionArgs,
+      );
+    }
     expect(types).toContain("contract_call");
     expect(types).toContain("token_transfer");
   });
