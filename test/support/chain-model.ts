@@ -23,6 +23,19 @@ export const NODE_TYPE_TO_OURS: Record<string, string> = {
   contract_event: "print",
 };
 
+/** SIP-005 payload type bytes → our tx_type names, written out literally for tests. */
+export const PAYLOAD_TYPE_NAMES: Record<number, string> = {
+  0: "token_transfer",
+  1: "smart_contract",
+  2: "contract_call",
+  3: "poison_microblock",
+  4: "coinbase",
+  5: "coinbase_to_alt_recipient",
+  6: "versioned_smart_contract",
+  7: "tenure_change",
+  8: "nakamoto_coinbase",
+};
+
 // biome-ignore lint/suspicious/noExplicitAny: raw fixture JSON
 type RawBlock = any;
 

@@ -2,29 +2,15 @@
  * Every recorded `/new_block` and `/new_burn_block` body in ../shared/fixtures/observer decodes,
  * and agrees with what this test reads from the raw JSON itself (DESIGN.md §2; fixtures README).
  */
-import { PayloadType, deserializeTransaction } from "@stacks/transactions";
+import { deserializeTransaction } from "@stacks/transactions";
 import { describe, expect, it } from "vitest";
 import { decodeNewBlock, decodeNewBurnBlock } from "../../../runtime/chain/decode/index.js";
 import type { DecodedBlock } from "../../../runtime/chain/types.js";
 import { hasFixtures, listObserverFixtures, newBlockBodies, readReplayTsv } from "../../support/fixtures.js";
-import { NODE_TYPE_TO_OURS } from "../../support/chain-model.js";
+import { NODE_TYPE_TO_OURS, PAYLOAD_TYPE_NAMES } from "../../support/chain-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: raw node JSON, read field by field below
 type Raw = any;
-
-/** Node event type → our event type, as the Streams API names them. */
-
-const PAYLOAD_NAMES: Record<number, string> = {
-  [PayloadType.TokenTransfer]: "token_transfer",
-  [PayloadType.ContractCall]: "contract_call",
-  [PayloadType.SmartContract]: "smart_contract",
-  [PayloadType.VersionedSmartContract]: "versioned_smart_contract",
-  [PayloadType.Coinbase]: "coinbase",
-  [PayloadType.CoinbaseToAltRecipient]: "coinbase_to_alt_recipient",
-  [PayloadType.NakamotoCoinbase]: "nakamoto_coinbase",
-  [PayloadType.PoisonMicroblock]: "poison_microblock",
-  [PayloadType.TenureChange]: "tenure_change",
-};
 
 const C32_ADDRESS = /^S[PMTN][0-9A-HJKMNP-TV-Z]{26,40}$/;
 
@@ -68,7 +54,7 @@ function checkBlock(raw: Raw, block: DecodedBlock): void {
       continue;
     }
     const wire = deserializeTransaction(r.raw_tx.slice(2));
-    expect(t.txType).toBe(PAYLOAD_NAMES[wire.payload.payloadType]);
+    expect(t.txType).toBe(PAYLOAD_TYPE_NAMES[wire.payload.payloadType]);
     expect(t.burnchainOp).toBe(false);
     expect(t.sender).toMatch(C32_ADDRESS);
     // the network of the address follows the tx version byte

@@ -33,34 +33,24 @@ import { describe, expect, it } from "vitest";
 import { decodeTx } from "../../../runtime/chain/decode/index.js";
 import { MalformedPayloadError } from "../../../runtime/internal/errors.js";
 import { simulateChain } from "../../../runtime/simulator/index.js";
+import type { DecodedTx } from "../../../runtime/chain/types.js";
+import { PAYLOAD_TYPE_NAMES } from "../../support/chain-model.js";
 import { hasFixtures, listObserverFixtures, newBlockBodies } from "../../support/fixtures.js";
 
-/** The DecodedTx fields read from raw_tx. */
-interface WireFields {
-  txType: string;
-  sender: string | null;
-  sponsor: string | null;
-  nonce: string | null;
-  fee: string | null;
-  contractId: string | null;
-  functionName: string | null;
-  functionArgs: string[] | null;
-  recipient: string | null;
-  amount: string | null;
-  memo: string | null;
-}
-
-const TX_TYPES: Record<number, string> = {
-  [PayloadType.TokenTransfer]: "token_transfer",
-  [PayloadType.ContractCall]: "contract_call",
-  [PayloadType.SmartContract]: "smart_contract",
-  [PayloadType.VersionedSmartContract]: "versioned_smart_contract",
-  [PayloadType.Coinbase]: "coinbase",
-  [PayloadType.CoinbaseToAltRecipient]: "coinbase_to_alt_recipient",
-  [PayloadType.NakamotoCoinbase]: "nakamoto_coinbase",
-  [PayloadType.PoisonMicroblock]: "poison_microblock",
-  [PayloadType.TenureChange]: "tenure_change",
-};
+/** The DecodedTx fields read from raw_tx (the tx type as the name the test expects). */
+type WireFields = { txType: string } & Pick<
+  DecodedTx,
+  | "sender"
+  | "sponsor"
+  | "nonce"
+  | "fee"
+  | "contractId"
+  | "functionName"
+  | "functionArgs"
+  | "recipient"
+  | "amount"
+  | "memo"
+>;
 
 /** Two microblock headers the library leaves unread after a poison-microblock payload type. */
 const POISON_BODY_BYTES = 2 * (1 + 2 + 32 + 32 + 65);
@@ -101,7 +91,7 @@ function libraryDecode(bytes: Uint8Array): LibraryDecode {
   const mainnet = wire.transactionVersion === 0x00;
   const auth = wire.auth;
   const fields: WireFields = {
-    txType: TX_TYPES[wire.payload.payloadType],
+    txType: PAYLOAD_TYPE_NAMES[wire.payload.payloadType],
     sender: spender(auth.spendingCondition, mainnet),
     sponsor: auth.authType === AuthType.Sponsored ? spender(auth.sponsorSpendingCondition, mainnet) : null,
     nonce: auth.spendingCondition.nonce.toString(),
