@@ -88,7 +88,9 @@ describe(`archive bootstrap killed with SIGKILL (seed ${SEED})`, () => {
     // Source instance and its archive.
     const source = await createTestDb();
     cleanups.push(() => source.drop());
-    const { payloads } = simulateChain({ seed: `crash-${SEED}`, blocks: 240, eventsPerBlock: 16, forkRate: 0.1 });
+    // Large enough for more than ten partitions and a thousand events, so each phase a kill lands
+    // in (load, indexes, subgraphs) has work in flight; resumability does not depend on more.
+    const { payloads } = simulateChain({ seed: `crash-${SEED}`, blocks: 160, eventsPerBlock: 10, forkRate: 0.1 });
     const service = await startTestService(source.db, { NETWORK: "devnet" });
     try {
       for (const p of payloads) await postObserver(service.observerUrl, p.path, JSON.stringify(p.body));
