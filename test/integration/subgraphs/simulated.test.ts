@@ -80,8 +80,8 @@ describe("built-in subgraphs over simulated traffic", () => {
   it(`seed ${SEED}: names, flows, transfers, holdings and contracts match; reorgs equal the winning chain; changes and reindex rebuild the tables`, async () => {
     const { payloads, truth } = simulateChain({
       seed: SEED,
-      blocks: 120,
-      eventsPerBlock: 24,
+      blocks: 80,
+      eventsPerBlock: 16,
       forkRate: 0.12,
       mix: {
         stx_transfer: 4,
