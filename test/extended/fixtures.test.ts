@@ -18,27 +18,72 @@ import { expectHiroShape } from "../support/hiro-schemas.js";
 import { postObserver, startTestService } from "../support/service.js";
 import { type RawBlock, canonicalBlocks, expectedHoldings, feePaid } from "../support/subgraph-expect.js";
 
-const FIXTURE = "observer/stacks-blockchain-api/mainnet-reorg-scenario1.tsv";
+const API_DIR = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
+const SCENARIO1 = "mainnet-reorg-scenario1.tsv";
+
+/** A replay's requests: a recorded TSV, or one recorded /new_block body. */
+function replayRequests(file: string): RawRequest[] {
+  if (file.startsWith("single-blocks/"))
+    return [{ path: "/new_block", body: readFileSync(path.join(API_DIR, file), "utf8") }];
+  return readReplayTsv(`observer/stacks-blockchain-api/${file}`).map((r) => ({ path: r.path, body: r.body }));
+}
+
+/** A service on a database of its own that has taken in every request of one replay. */
+interface Ingested {
+  requests: RawRequest[];
+  blocks: RawBlock[];
+  service: Service;
+  client: ReturnType<typeof createClient>;
+  close(): Promise<void>;
+}
+
+async function ingestReplay(file: string): Promise<Ingested> {
+  const requests = replayRequests(file);
+  const testDb: TestDb = await createTestDb();
+  const service = await startTestService(testDb.db, { EXTENDED_PORT: "0" });
+  try {
+    for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
+    await service.idle();
+  } catch (err) {
+    await service.stop();
+    await testDb.drop();
+    throw err;
+  }
+  return {
+    requests,
+    blocks: canonicalBlocks(requests),
+    service,
+    client: createClient({ baseUrl: service.extendedUrl as string }),
+    async close() {
+      await service.stop();
+      await testDb.drop();
+    },
+  };
+}
+
+/**
+ * mainnet-reorg-scenario1's instance serves both suites below (they only read): it is ingested
+ * once, and closed after its replay test, or at the end of the file.
+ */
+let scenario1: Promise<Ingested> | undefined;
+const ingestedScenario1 = () => {
+  scenario1 ??= ingestReplay(SCENARIO1);
+  return scenario1;
+};
+async function closeScenario1(): Promise<void> {
+  const held = scenario1;
+  scenario1 = undefined;
+  if (held) await (await held).close();
+}
+afterAll(closeScenario1);
 
 describe.skipIf(!hasFixtures)("Extended view over mainnet-reorg-scenario1", () => {
-  let testDb: TestDb;
-  let service: Service;
   let client: ReturnType<typeof createClient>;
   let requests: RawRequest[];
   let blocks: RawBlock[];
 
   beforeAll(async () => {
-    requests = readReplayTsv(FIXTURE).map((r) => ({ path: r.path, body: r.body }));
-    blocks = canonicalBlocks(requests);
-    testDb = await createTestDb();
-    service = await startTestService(testDb.db, { EXTENDED_PORT: "0" });
-    client = createClient({ baseUrl: service.extendedUrl as string });
-    for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
-    await service.idle();
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await testDb?.drop();
+    ({ client, requests, blocks } = await ingestedScenario1());
   });
 
   it("lists the canonical blocks (each transaction is read back by the replay test below)", async () => {
@@ -97,13 +142,13 @@ describe.skipIf(!hasFixtures)("Extended view over mainnet-reorg-scenario1", () =
 });
 
 /**
- * Every recorded stacks-blockchain-api replay, each on its own instance: every canonical
+ * Every recorded stacks-blockchain-api replay, each on its own instance (mainnet-reorg-scenario1 on
+ * the one the suite above read, ingested once): every canonical
  * transaction reads back through Hiro's client with the recorded block, status, fee, nonce and
  * event count and validates against Hiro's schema (Bitcoin operations too, as the Stacks
  * transaction each stands for: expectedBurnchainOp), and every account's STX balance equals what
  * the test computes from the recording.
  */
-const API_DIR = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
 const REPLAYS = hasFixtures
   ? [
       ...readdirSync(API_DIR)
@@ -115,24 +160,11 @@ const REPLAYS = hasFixtures
     ]
   : [];
 
-/** A replay's requests: a recorded TSV, or one recorded /new_block body. */
-function replayRequests(file: string): RawRequest[] {
-  if (file.startsWith("single-blocks/"))
-    return [{ path: "/new_block", body: readFileSync(path.join(API_DIR, file), "utf8") }];
-  return readReplayTsv(`observer/stacks-blockchain-api/${file}`).map((r) => ({ path: r.path, body: r.body }));
-}
-
 describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
   it("every canonical transaction and every STX balance equal the recording's", async () => {
-    const requests = replayRequests(file);
-    const blocks = canonicalBlocks(requests);
-    const testDb = await createTestDb();
-    const service = await startTestService(testDb.db, { EXTENDED_PORT: "0" });
+    const shared = file === SCENARIO1;
+    const { blocks, client, close } = shared ? await ingestedScenario1() : await ingestReplay(file);
     try {
-      const client = createClient({ baseUrl: service.extendedUrl as string });
-      for (const r of requests) await postObserver(service.observerUrl, r.path, r.body);
-      await service.idle();
-
       let txs = 0;
       let burnOps = 0;
       for (const b of blocks) {
@@ -186,8 +218,7 @@ describe.skipIf(!hasFixtures).each(REPLAYS)("Extended view over %s", (file) => {
         expect(data?.balance, address).toBe(String(balance));
       }
     } finally {
-      await service.stop();
-      await testDb.drop();
+      await (shared ? closeScenario1() : close());
     }
   });
 });
