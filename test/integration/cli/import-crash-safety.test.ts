@@ -17,7 +17,7 @@ import { writeSimulation } from "../../../runtime/simulator/index.js";
 
 const SEED = Number(process.env.SEED ?? Date.now() % 100_000);
 
-const BLOCKS = 150;
+const BLOCKS = 90;
 
 /** A simulated chain with forks: hundreds of requests, so a kill can land anywhere. */
 async function buildInput(dir: string): Promise<string> {
