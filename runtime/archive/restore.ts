@@ -307,7 +307,8 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
       };
       // Partitions are prepared in the order the loaders ask for them; a failed loader stops the
       // preparer, so that the other does not wait on it.
-      const prepare = preparer as PartitionPreparer; // started above for this phase
+      const prepare = preparer;
+      if (prepare === null) throw new Error("the restore worker was not started");
       const worker = async () => {
         while (failure === null && next < pending.length) {
           const p = pending[next++];
