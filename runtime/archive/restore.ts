@@ -17,12 +17,10 @@
  * exists, its observer requests stay journaled and are applied after the restore (runtime/chain/
  * ingest.ts). Bootstrap refuses a chain that holds blocks (README "Restore history from an archive").
  */
-import { ADDRESS_ACTIVITY_COLUMNS, AddressActivityRows } from "./address-activity-rows.js";
-import { compactEventRows, RESTORED_EVENT_COLUMNS } from "./compact-event-rows.js";
-import { createHash, randomUUID } from "node:crypto";
+import { ADDRESS_ACTIVITY_COLUMNS } from "./address-activity-rows.js";
+import { RESTORED_EVENT_COLUMNS } from "./compact-event-rows.js";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
 import { progressBar } from "../cli/progress.js";
 import type { Config } from "../config/index.js";
 import type { Db } from "../db/types.js";
@@ -32,8 +30,9 @@ import { rebuildAddressActivity } from "../chain/address-activity.js";
 import { lockTipShared, retipFromStoredChain } from "../chain/tip.js";
 import { markAllForBackfill } from "../subgraphs/control-store.js";
 import { BundleFormatError, blockHashesOf } from "./bundle.js";
-import { readBundle } from "./bundle-reader.js";
 import {
+  CHAIN_TABLES,
+  type ChainTable,
   chainIsEmpty,
   buildIndexes,
   deleteBlockRows,
@@ -65,7 +64,8 @@ import {
   setRestorePhase,
   startRestoreState,
 } from "./restore-store.js";
-import { hashing } from "./partition-export.js";
+import type { PartitionPiece } from "./partition-pieces.js";
+import { type PartitionPreparer, startPartitionPreparer } from "./partition-preparer.js";
 import { checkPartition } from "./verify.js";
 
 export interface RestorePlan {
@@ -232,103 +232,115 @@ export async function restoreFromArchive(o: RestoreOptions): Promise<RestoreSumm
   if (state === null) throw new Error("restore state vanished");
   const charging: BundleCharging = { creditKey, restoreId: state.restoreId, kind: operation };
 
-  // 2. Download and check every bundle before any row is written.
   const files = new Map<number, string>();
   const pending = partitions.filter((p) => !loaded.has(p.first_height));
   let t0 = performance.now();
   let got = 0;
+  // The partitions' node work runs on one worker thread (partition-preparer.ts), started now so
+  // that its start overlaps the downloads.
+  const preparer = state.phase === "downloading" || state.phase === "loading" ? startPartitionPreparer() : null;
   try {
-    for (const [i, p] of pending.entries()) {
-      const file = await downloadBundle(
-        archive.baseUrl,
-        p,
-        o.downloadsDir,
-        (n) => {
-          got += n;
-          const s = (performance.now() - t0) / 1000;
-          const rate = got / Math.max(s, 1e-3);
-          o.progress?.update(
-            `download ${progressBar(got / Math.max(plan.bytes, 1))} ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
-          );
-        },
-        o.urlFor?.(p),
-        charging,
-      );
-      files.set(p.first_height, file);
-    }
-  } catch (err) {
-    // Nothing was written. On a free archive the restore did not happen (and ingestion need not
-    // wait for it). On one that charges, the state (and its restore id) stays, so that running
-    // again reuses the idempotency keys and no bundle already paid is charged twice.
-    if (state.phase === "downloading" && !pricing.charged) await finishRestoreState(db);
-    throw err;
-  }
-  summary.downloadedBytes = got;
-  summary.downloadSeconds = (performance.now() - t0) / 1000;
-  o.progress?.done(
-    `downloaded ${pending.length} bundles, ${fmtBytes(got)} in ${summary.downloadSeconds.toFixed(1)}s; digests match the signed manifest`,
-  );
-
-  // 3. Load, one transaction per partition.
-  if (state.phase === "downloading") {
-    await db.transaction(async (q) => {
-      const dropped = operation === "bootstrap" ? await readSecondaryIndexes(q) : [];
-      await setDroppedIndexes(q, dropped);
-      await dropIndexes(
-        q,
-        dropped.map((d) => d.name),
-      );
-      await setRestorePhase(q, "loading");
-    });
-    state = await readRestoreState(db);
-  }
-  if (state === null) throw new Error("restore state vanished");
-  t0 = performance.now();
-  const totalRows = pending.reduce((s, p) => s + rowsOf(p), 0);
-  if (state.phase === "loading") {
-    // On PostgreSQL two partitions load side by side (each in its own transaction): while one
-    // COPY runs in the server, the other's bundle is read and decompressed here.
-    const concurrency = db.kind === "postgres" ? 2 : 1;
-    let next = 0;
-    let done = 0;
-    let failure: unknown = null;
-    // Rows COPYed so far, committed or not: the bar moves within a partition too.
-    let loadingRows = 0;
-    const report = () => {
-      const s = (performance.now() - t0) / 1000;
-      const rate = loadingRows / Math.max(s, 1e-3);
-      o.progress?.update(
-        `load ${progressBar(loadingRows / Math.max(totalRows, 1))} ${done}/${pending.length} | rows ${fmtRate(loadingRows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - loadingRows) / rate)}`,
-      );
-    };
-    const worker = async () => {
-      while (failure === null && next < pending.length) {
-        const p = pending[next++];
-        try {
-          const file = files.get(p.first_height) as string;
-          await checkDownloaded(p, file);
-          await loadPartition(db, p, file, manifest.key_id, o.operation === "bootstrap", (n) => {
-            loadingRows += n;
-            report();
-          });
-          summary.rows += rowsOf(p);
-        } catch (err) {
-          failure ??= err;
-          return;
-        }
-        summary.events += p.rows.events;
-        done++;
-        report();
+    // 2. Download and check every bundle before any row is written.
+    try {
+      for (const [i, p] of pending.entries()) {
+        const file = await downloadBundle(
+          archive.baseUrl,
+          p,
+          o.downloadsDir,
+          (n) => {
+            got += n;
+            const s = (performance.now() - t0) / 1000;
+            const rate = got / Math.max(s, 1e-3);
+            o.progress?.update(
+              `download ${progressBar(got / Math.max(plan.bytes, 1))} ${i + 1}/${pending.length} | ${fmtBytes(got)} of ${fmtBytes(plan.bytes)} (${fmtBytes(rate)}/s) | ETA ${fmtEta((plan.bytes - got) / rate)}`,
+            );
+          },
+          o.urlFor?.(p),
+          charging,
+        );
+        files.set(p.first_height, file);
       }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    if (failure !== null) throw failure;
-    summary.loadSeconds = (performance.now() - t0) / 1000;
+    } catch (err) {
+      // Nothing was written. On a free archive the restore did not happen (and ingestion need not
+      // wait for it). On one that charges, the state (and its restore id) stays, so that running
+      // again reuses the idempotency keys and no bundle already paid is charged twice.
+      if (state.phase === "downloading" && !pricing.charged) await finishRestoreState(db);
+      throw err;
+    }
+    summary.downloadedBytes = got;
+    summary.downloadSeconds = (performance.now() - t0) / 1000;
     o.progress?.done(
-      `loaded ${pending.length} partitions: ${summary.rows} rows in ${summary.loadSeconds.toFixed(1)}s (${fmtRate(summary.rows / Math.max(summary.loadSeconds, 1e-3))} rows/s)`,
+      `downloaded ${pending.length} bundles, ${fmtBytes(got)} in ${summary.downloadSeconds.toFixed(1)}s; digests match the signed manifest`,
     );
-    await setRestorePhase(db, "indexes");
-    state.phase = "indexes";
+
+    // 3. Load, one transaction per partition.
+    if (state.phase === "downloading") {
+      await db.transaction(async (q) => {
+        const dropped = operation === "bootstrap" ? await readSecondaryIndexes(q) : [];
+        await setDroppedIndexes(q, dropped);
+        await dropIndexes(
+          q,
+          dropped.map((d) => d.name),
+        );
+        await setRestorePhase(q, "loading");
+      });
+      state = await readRestoreState(db);
+    }
+    if (state === null) throw new Error("restore state vanished");
+    t0 = performance.now();
+    const totalRows = pending.reduce((s, p) => s + rowsOf(p), 0);
+    if (state.phase === "loading") {
+      // On PostgreSQL two partitions load side by side (each in its own transaction), so that the
+      // server's work on one overlaps the waits of the other.
+      const concurrency = db.kind === "postgres" ? 2 : 1;
+      let next = 0;
+      let done = 0;
+      let failure: unknown = null;
+      // Rows COPYed so far, committed or not: the bar moves within a partition too.
+      let loadingRows = 0;
+      const report = () => {
+        const s = (performance.now() - t0) / 1000;
+        const rate = loadingRows / Math.max(s, 1e-3);
+        o.progress?.update(
+          `load ${progressBar(loadingRows / Math.max(totalRows, 1))} ${done}/${pending.length} | rows ${fmtRate(loadingRows)} (${fmtRate(rate)} rows/s) | events ${fmtRate(summary.events)} | ETA ${fmtEta((totalRows - loadingRows) / rate)}`,
+        );
+      };
+      // Partitions are prepared in the order the loaders ask for them; a failed loader stops the
+      // preparer, so that the other does not wait on it.
+      const prepare = preparer;
+      if (prepare === null) throw new Error("the restore worker was not started");
+      const worker = async () => {
+        while (failure === null && next < pending.length) {
+          const p = pending[next++];
+          try {
+            const file = files.get(p.first_height) as string;
+            await checkDownloaded(p, file);
+            await loadPartition(db, prepare, p, file, manifest.key_id, o.operation === "bootstrap", (n) => {
+              loadingRows += n;
+              report();
+            });
+            summary.rows += rowsOf(p);
+          } catch (err) {
+            failure ??= err;
+            await prepare.close(err as Error);
+            return;
+          }
+          summary.events += p.rows.events;
+          done++;
+          report();
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      if (failure !== null) throw failure;
+      summary.loadSeconds = (performance.now() - t0) / 1000;
+      o.progress?.done(
+        `loaded ${pending.length} partitions: ${summary.rows} rows in ${summary.loadSeconds.toFixed(1)}s (${fmtRate(summary.rows / Math.max(summary.loadSeconds, 1e-3))} rows/s)`,
+      );
+      await setRestorePhase(db, "indexes");
+      state.phase = "indexes";
+    }
+  } finally {
+    await preparer?.close();
   }
 
   // 4. Indexes, tip, subgraphs.
@@ -424,15 +436,17 @@ async function checkDownloaded(p: PartitionEntry, file: string): Promise<void> {
 }
 
 /**
- * One partition in one transaction, streamed: file → gunzip → sections → COPY, so memory does not
- * grow with the partition. Delete what it replaces (the burn range before its burn blocks, the
- * blocks the bundle carries — its blocks section, one row per height, is read first — before
- * those), COPY each section, record it. The file's digest was checked before the transaction; the
- * content digest, the row counts and the file digest once more are checked before the commit, so a
- * bundle that is not the one the manifest names rolls back whole.
+ * One partition in one transaction, streamed: the preparer's pieces (file → gunzip → sections,
+ * prepared on a worker thread: partition-pieces.ts) → COPY, so memory does not grow with the
+ * partition. Delete what it replaces (the burn range before its burn blocks, the blocks the bundle
+ * carries — its blocks section, one row per height, comes first — before those), COPY each
+ * section, record it. The file's digest was checked before the transaction; the content digest,
+ * the row counts and the file digest once more are checked before the commit, so a bundle that is
+ * not the one the manifest names rolls back whole.
  */
 async function loadPartition(
   db: Db,
+  preparer: PartitionPreparer,
   p: PartitionEntry,
   file: string,
   keyId: string,
@@ -457,60 +471,77 @@ async function loadPartition(
       throw new RestoreRefusal(
         "blocks were ingested while the bootstrap ran: stop the service, then run the bootstrap again",
       );
-    const fileHash = createHash("sha256");
-    // A bootstrap derives the partition's address rows from its sections on the way to COPY (a
-    // backfill or repair rebuilds them with SQL once its rows are in, through the indexes).
-    const activity = bootstrap ? new AddressActivityRows() : null;
     let rows = 0;
-    let read: Awaited<ReturnType<typeof readBundle>>;
+    let digests: Extract<PartitionPiece, { kind: "end" }> | null = null;
     try {
-      const raw = hashing(fs.createReadStream(file, { highWaterMark: 1 << 20 }), fileHash);
-      read = await readBundle(Readable.from(raw).pipe(createGunzip({ chunkSize: 1 << 18 })), {
-        partition(first, last) {
-          if (first !== p.first_height || last !== p.last_height)
-            throw new ArchiveRefusal("the bundle holds other heights than the manifest says", p);
-        },
+      // A bootstrap's address rows are derived from the sections on the way (a backfill or repair
+      // rebuilds them with SQL once its rows are in, through the indexes).
+      const pieces = preparer.pieces({ file, bootstrap })[Symbol.asyncIterator]();
+      let current: PartitionPiece | undefined;
+      // The piece the loader is at (a function: the section streams below move it on).
+      const at = () => current;
+      const next = async () => {
+        current = (await pieces.next()).value as PartitionPiece | undefined;
+      };
+      await next();
+      const heights = at();
+      if (heights?.kind !== "partition") throw new Error("the restore worker sent no partition heights");
+      if (heights.firstHeight !== p.first_height || heights.lastHeight !== p.last_height)
+        throw new ArchiveRefusal("the bundle holds other heights than the manifest says", p);
+      await next();
+      for (let header = at(); header?.kind === "section"; header = at()) {
+        const table = chainTable(header.table);
+        // The section's COPY text: the rows pieces up to the next header.
+        const sectionRows = async function* () {
+          for (;;) {
+            await next();
+            const piece = at();
+            if (piece?.kind !== "rows") return;
+            yield piece.chunk;
+          }
+        };
         // A bootstrap loads into a chain that was empty when it began, and a partition is committed
         // whole or not at all: there is nothing to replace (and, with the indexes dropped, looking
         // would scan every row loaded so far).
-        async section(table, declared, data) {
-          if (table.name === "chain.burn_blocks" && !bootstrap) await deleteBurnBlockRows(q, range);
-          let source: AsyncIterable<Uint8Array> | Uint8Array[] = data;
-          if (table.name === "chain.blocks") {
-            const chunks: Buffer[] = [];
-            for await (const c of data) chunks.push(c);
-            const blocks = Buffer.concat(chunks);
-            if (!bootstrap) await deleteBlockRows(q, range, blockHashesOf(blocks));
-            activity?.addBlocks(blocks);
-            source = [blocks];
-          }
-          if (declared === 0) return;
-          if (table.name === "chain.events")
-            await copyFromStream(
-              importSql(table, RESTORED_EVENT_COLUMNS),
-              compactEventRows(data, activity ? (f) => activity.eventRow(f) : undefined),
-            );
-          else if (table.name === "chain.transactions" && activity)
-            await copyFromStream(importSql(table), activity.transactions(data));
-          else await copyFromStream(importSql(table), source);
-          rows += declared;
-          onRows(declared);
-        },
-      });
-      const derived = activity?.rows();
-      if (derived?.length)
+        if (table.name === "chain.burn_blocks" && !bootstrap) await deleteBurnBlockRows(q, range);
+        let source: AsyncIterable<Uint8Array> | Uint8Array[] = sectionRows();
+        if (table.name === "chain.blocks") {
+          const chunks: Uint8Array[] = [];
+          for await (const c of source) chunks.push(c);
+          const blocks = Buffer.concat(chunks);
+          if (!bootstrap) await deleteBlockRows(q, range, blockHashesOf(blocks));
+          source = [blocks];
+        }
+        if (header.declared === 0) {
+          for await (const _ of source); // to the next header
+          continue;
+        }
+        await copyFromStream(
+          importSql(table, table.name === "chain.events" ? RESTORED_EVENT_COLUMNS : table.columns),
+          source,
+        );
+        rows += header.declared;
+        onRows(header.declared);
+      }
+      const derived = at();
+      if (derived?.kind === "activity") {
         await copyFromStream(`COPY chain.address_activity (${ADDRESS_ACTIVITY_COLUMNS.join(", ")}) FROM STDIN`, [
-          derived,
+          derived.chunk,
         ]);
+        await next();
+      }
+      const end = at();
+      if (end?.kind !== "end") throw new Error("the restore worker ended a partition early");
+      digests = end;
     } catch (err) {
       if (err instanceof BundleFormatError) throw new ArchiveRefusal(`the bundle is malformed: ${err.message}`, p);
       if ((err as { code?: string }).code?.startsWith("Z_"))
         throw new ArchiveRefusal(`the bundle is malformed: not a gzip stream (${(err as Error).message})`, p);
       throw err;
     }
-    if (fileHash.digest("hex") !== p.sha256)
+    if (digests.fileSha256 !== p.sha256)
       throw new ArchiveRefusal("the downloaded bundle changed on disk; run again to download it anew", p);
-    if (read.contentSha256 !== p.content_sha256)
+    if (digests.contentSha256 !== p.content_sha256)
       throw new ArchiveRefusal("the bundle's content digest is not the one the signed manifest names", p);
     // Derived from the chain rows just loaded (a bootstrap's were derived on the way in).
     if (!bootstrap) await rebuildAddressActivity(q, p.first_height, p.last_height);
@@ -523,6 +554,12 @@ async function loadPartition(
     });
     return rows;
   });
+}
+
+function chainTable(name: ChainTable["name"]): ChainTable {
+  const table = CHAIN_TABLES.find((t) => t.name === name);
+  if (!table) throw new Error(`no chain table ${name}`);
+  return table;
 }
 
 /**
