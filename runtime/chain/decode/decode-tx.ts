@@ -3,7 +3,7 @@ import type { DecodedEvent, DecodedTx, ExecutionCost } from "../types.js";
 import { decodeClarityHex } from "./clarity-json.js";
 import { isRecord, type JsonObject, malformed, requireHash, requireIndex, requireString } from "./fields.js";
 import { hexToBytesStrict } from "./hex.js";
-import { readTransactionWire, type TxWireFacts } from "./tx-wire-reader.js";
+import { readTransactionWire, type TransactionWire } from "./tx-wire-reader.js";
 
 /** `raw_tx` of a Bitcoin-originated operation (the node has no Stacks transaction for it). */
 const BURNCHAIN_OP_RAW_TX = "0x00";
@@ -65,7 +65,7 @@ export function decodeTx(raw: unknown, path: string, firstEvent?: DecodedEvent |
     return tx;
   }
 
-  let wire: TxWireFacts;
+  let wire: TransactionWire;
   try {
     wire = readTransactionWire(hexToBytesStrict(rawTx), lowercaseHexBody(rawTx));
   } catch (err) {
@@ -83,7 +83,7 @@ function lowercaseHexBody(hex: string): string {
 
 const UPPERCASE_HEX = /[A-F]/;
 
-function fillFromWire(tx: DecodedTx, wire: TxWireFacts): void {
+function fillFromWire(tx: DecodedTx, wire: TransactionWire): void {
   tx.sender = wire.origin.address;
   tx.nonce = wire.origin.nonce;
   if (wire.sponsor !== null) {

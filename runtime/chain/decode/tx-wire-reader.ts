@@ -24,10 +24,7 @@ export interface SpenderFacts {
   fee: string;
 }
 
-export interface TxWireFacts {
-  /** Transaction version byte 0x00 (every other accepted value, 0x80, is a testnet flavour). */
-  mainnet: boolean;
-  chainId: number;
+export interface TransactionWire {
   origin: SpenderFacts;
   /** The sponsor's spending condition of a sponsored transaction, null otherwise. */
   sponsor: SpenderFacts | null;
@@ -102,14 +99,15 @@ const utf8 = new TextDecoder();
  * `hex`, when given, must be the lowercase hex of `bytes` (the node's raw_tx text): hex fields
  * are then cut from it instead of being encoded again.
  */
-export function readTransactionWire(bytes: Uint8Array, hex?: string): TxWireFacts {
+export function readTransactionWire(bytes: Uint8Array, hex?: string): TransactionWire {
   const c = new Cursor(bytes, hex);
   const version = c.u8();
   if (version !== MAINNET_TX_VERSION && version !== TESTNET_TX_VERSION) {
     throw new TxWireError(`unknown transaction version ${hexByte(version)}`);
   }
+  // Mainnet is version 0x00 (the other accepted value, 0x80, is a testnet flavour).
   const mainnet = version === MAINNET_TX_VERSION;
-  const chainId = c.u32();
+  c.skip(4); // chain id
   const authType = c.u8();
   if (authType !== AUTH_STANDARD && authType !== AUTH_SPONSORED) {
     throw new TxWireError(`unknown authorization type ${hexByte(authType)}`);
@@ -125,9 +123,7 @@ export function readTransactionWire(bytes: Uint8Array, hex?: string): TxWireFact
   const postConditions = c.u32();
   for (let i = 0; i < postConditions; i++) skipPostCondition(c);
 
-  const facts: TxWireFacts = {
-    mainnet,
-    chainId,
+  const facts: TransactionWire = {
     origin,
     sponsor,
     txType: "token_transfer",
@@ -253,7 +249,7 @@ function skipPostCondition(c: Cursor): void {
   if (type === 0x00 || type === 0x01 || type === 0x03) c.skip(8); // amount
 }
 
-function readPayload(c: Cursor, facts: TxWireFacts): void {
+function readPayload(c: Cursor, facts: TransactionWire): void {
   const type = c.u8();
   const txType = PAYLOAD_TYPES[type];
   if (txType === undefined) throw new TxWireError(`unknown payload type ${hexByte(type)}`);
