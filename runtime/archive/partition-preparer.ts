@@ -4,7 +4,7 @@
  * database's COPY of them) runs on the other core beside the COPYs. One worker for the restore:
  * partitions are prepared in the order asked, each loader taking its own partition's pieces.
  */
-import { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../internal/module-worker.js";
 import { BundleFormatError } from "./bundle.js";
 import { type PartitionJob, type PartitionPiece, pieceBytes } from "./partition-pieces.js";
 import type { FromWorker, ToWorker } from "./partition-worker.js";
@@ -21,16 +21,6 @@ export interface PartitionPreparer {
   close(reason?: Error): Promise<void>;
 }
 
-function startWorker(): Worker {
-  return import.meta.url.endsWith(".ts")
-    ? // Under tsx (development, tests) the worker is TypeScript too: register tsx in it first.
-      new Worker(
-        `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL("./partition-worker.ts", import.meta.url).href)}); })`,
-        { eval: true },
-      )
-    : new Worker(new URL("./partition-worker.js", import.meta.url));
-}
-
 /** What the worker threw, as the main thread's error handling expects it (BundleFormatError, zlib code). */
 function workerError(m: Extract<FromWorker, { kind: "error" }>): Error {
   if (m.format) return new BundleFormatError(m.message);
@@ -40,7 +30,7 @@ function workerError(m: Extract<FromWorker, { kind: "error" }>): Error {
 const asBuffer = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 export function startPartitionPreparer(): PartitionPreparer {
-  const worker = startWorker();
+  const worker = startModuleWorker(import.meta.url, "partition-worker");
   const send = (message: ToWorker) => worker.postMessage(message);
   const open = new Map<number, PieceQueue<PartitionPiece>>();
   let nextId = 0;

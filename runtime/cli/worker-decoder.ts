@@ -3,7 +3,7 @@
  * in order; a worker that cannot start or dies fails the batches waiting on it (the import then
  * stops with that error: nothing half-imported is committed, and a re-run skips what was).
  */
-import { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../internal/module-worker.js";
 import type { DecodeResult } from "../chain/decode-request.js";
 
 export interface DecodeRequest {
@@ -38,13 +38,7 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 96 };
 
 /** Starts the worker; resolves once it has loaded and answered, so a started decoder is ready. */
 export async function startWorkerDecoder(): Promise<BatchDecoder> {
-  const worker = import.meta.url.endsWith(".ts")
-    ? // Under tsx (development, tests) the worker is TypeScript too: register tsx in it first.
-      new Worker(
-        `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL("./decode-worker.ts", import.meta.url).href)}); })`,
-        { eval: true, resourceLimits: WORKER_LIMITS },
-      )
-    : new Worker(new URL("./decode-worker.js", import.meta.url), { resourceLimits: WORKER_LIMITS });
+  const worker = startModuleWorker(import.meta.url, "decode-worker", { resourceLimits: WORKER_LIMITS });
   const waiting = new Map<number, { resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let failure: Error | null = null;
