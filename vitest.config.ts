@@ -65,8 +65,9 @@ export default defineConfig({
     // runtime, the generator and PGlite again. Files keep their state in their own scope.
     isolate: false,
     sequence: { sequencer: LongFilesFirst },
-    // The sources transpiled once for the CLI and service processes tests start (test/support/cli.ts).
-    globalSetup: ["test/support/transpiled-sources.ts"],
+    // The sources transpiled once for the CLI and service processes tests start (test/support/cli.ts),
+    // then the embedded database template those processes start from (in that order).
+    globalSetup: ["test/support/transpiled-sources.ts", "test/support/children-pglite-template.ts"],
     projects:
       kinds.length > 1
         ? [
