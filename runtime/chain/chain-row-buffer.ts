@@ -11,7 +11,8 @@
  * statements after it failed only because the transaction was aborted.
  */
 import type { Queryable, QueryResult } from "../db/types.js";
-import { type BlockRows, insertBlocksRows, type ParamEncoding } from "./block-store.js";
+import { type BlockRows, insertBlocksRows, insertEncodedBlocksRows, type ParamEncoding } from "./block-store.js";
+import { encodedBlocksRowsParams } from "./encoded-block-rows.js";
 
 /** Rows are sent once this many events wait (bounds a statement's size and memory). */
 const SEND_EVENTS = 4_000;
@@ -37,7 +38,10 @@ export function createChainRowBuffer(q: Queryable, encoding: ParamEncoding = "te
     const blocks = waiting;
     waiting = [];
     waitingEvents = 0;
-    const insert = insertBlocksRows(q, blocks, encoding).catch((error) => {
+    // Blocks the import's decoder thread encoded already are only joined here.
+    const encoded = encoding === "binary" ? encodedBlocksRowsParams(blocks) : null;
+    const inserting = encoded ? insertEncodedBlocksRows(q, encoded) : insertBlocksRows(q, blocks, encoding);
+    const insert = inserting.catch((error) => {
       failure ??= { error };
     });
     sent.push(insert);
