@@ -132,7 +132,7 @@ const ELEMENT_TYPE: Record<string, ElementType> = {
 const elementTypes = (columns: readonly (readonly [string, string])[]) => columns.map(([, type]) => ELEMENT_TYPE[type]);
 
 /** The element type of each parameter of INSERT_BLOCKS_ROWS, in blocksRowsParams' order. */
-export const PARAM_TYPES: readonly ElementType[] = [
+const PARAM_TYPES: readonly ElementType[] = [
   ...elementTypes(BLOCK_COLUMNS),
   "jsonb",
   "int4",
@@ -142,20 +142,6 @@ export const PARAM_TYPES: readonly ElementType[] = [
   "int4",
   ...elementTypes(EVENT_COLUMNS),
 ];
-
-/**
- * Where blocksRowsParams puts what depends on the statement rather than on one block: each block's
- * `canonical` flag (decided when it is applied), and the 1-based block ordinal of every transaction,
- * balance and event row.
- */
-export const PARAM_LAYOUT = {
-  canonical: BLOCK_COLUMNS.findIndex(([name]) => name === "canonical"),
-  ordinals: [
-    BLOCK_COLUMNS.length + 1,
-    BLOCK_COLUMNS.length + 2 + TX_COLUMNS.length,
-    BLOCK_COLUMNS.length + 3 + TX_COLUMNS.length + ACTIVITY_COLUMNS.length,
-  ],
-} as const;
 
 function insertBlocksRowsSql(): string {
   let n = 0;
@@ -223,11 +209,6 @@ export async function insertBlocksRows(
     }
   }
   await q.query(INSERT_BLOCKS_ROWS, sent);
-}
-
-/** The rows of blocks whose binary parameters were made ahead (encoded-block-rows.ts), in one statement. */
-export async function insertEncodedBlocksRows(q: Queryable, params: readonly Buffer[]): Promise<void> {
-  await q.query(INSERT_BLOCKS_ROWS, [...params]);
 }
 
 /** Pure: the parameters of INSERT_BLOCKS_ROWS in the binary array format. */

@@ -11,8 +11,7 @@
  * statements after it failed only because the transaction was aborted.
  */
 import type { Queryable, QueryResult } from "../db/types.js";
-import { type BlockRows, insertBlocksRows, insertEncodedBlocksRows, type ParamEncoding } from "./block-store.js";
-import { encodedBlocksRowsParams } from "./encoded-block-rows.js";
+import { type BlockRows, insertBlocksRows, type ParamEncoding } from "./block-store.js";
 
 /** Rows are sent once this many events wait (bounds a statement's size and memory). */
 const SEND_EVENTS = 4_000;
@@ -38,10 +37,7 @@ export function createChainRowBuffer(q: Queryable, encoding: ParamEncoding = "te
     const blocks = waiting;
     waiting = [];
     waitingEvents = 0;
-    // Blocks the import's decoder thread encoded already are only joined here.
-    const encoded = encoding === "binary" ? encodedBlocksRowsParams(blocks) : null;
-    const inserting = encoded ? insertEncodedBlocksRows(q, encoded) : insertBlocksRows(q, blocks, encoding);
-    const insert = inserting.catch((error) => {
+    const insert = insertBlocksRows(q, blocks, encoding).catch((error) => {
       failure ??= { error };
     });
     sent.push(insert);

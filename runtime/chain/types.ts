@@ -2,7 +2,6 @@
  * Decoded chain data: what the observer payload decoder produces and what ingestion stores
  * (DESIGN.md §2). Pure data, no behaviour; every other chain module speaks these types.
  */
-import type { EncodedBlockRows } from "./encoded-block-rows.js";
 
 /** A Clarity value as plain JSON (DESIGN.md §3): tuple → object, uint/int → decimal string,
  * buffer → 0x-hex, optional → value or null, response → {ok}|{err}, list → array,
@@ -189,8 +188,6 @@ export interface DecodedBlock {
   events: DecodedEvent[];
   /** Miner rewards that mature in this block, in the node's order. */
   maturedMinerRewards: MaturedMinerReward[];
-  /** Its chain rows in binary form, when the import's decoder thread encoded them (encoded-block-rows.ts). */
-  encodedRows?: EncodedBlockRows;
 }
 
 export interface DecodedBurnBlock {

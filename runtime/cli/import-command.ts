@@ -48,9 +48,7 @@ export function registerImportCommand(program: Command): void {
         await migrate(db);
         // Subgraphs and webhook outbox rows exactly as on the observer path; the service delivers them.
         const { ingestor, subgraphs } = await assembleIngest({ db, config, logger });
-        // Up before the import announces itself. The PostgreSQL driver takes the chain rows in the
-        // binary form, which the decoder's thread then makes too.
-        const decoder = await startWorkerDecoder({ encodeChainRows: db.kind === "postgres" });
+        const decoder = await startWorkerDecoder(); // up before the import announces itself
         // Since process start: opening (on first use, creating) the database and migrating can take
         // longer than a small import itself.
         const startupSeconds = performance.now() / 1000;

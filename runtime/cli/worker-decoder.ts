@@ -36,17 +36,9 @@ export function inlineDecoder(decode: (path: string, body: string) => DecodeResu
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 96 };
 
-export interface WorkerDecoderOptions {
-  /** Blocks carry their chain rows in binary form (the PostgreSQL driver's parameters). */
-  encodeChainRows?: boolean;
-}
-
 /** Starts the worker; resolves once it has loaded and answered, so a started decoder is ready. */
-export async function startWorkerDecoder(options: WorkerDecoderOptions = {}): Promise<BatchDecoder> {
-  const worker = startModuleWorker(import.meta.url, "decode-worker", {
-    resourceLimits: WORKER_LIMITS,
-    workerData: options,
-  });
+export async function startWorkerDecoder(): Promise<BatchDecoder> {
+  const worker = startModuleWorker(import.meta.url, "decode-worker", { resourceLimits: WORKER_LIMITS });
   const waiting = new Map<number, { resolve: (r: DecodeResult[]) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let failure: Error | null = null;

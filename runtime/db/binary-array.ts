@@ -28,26 +28,9 @@ const FIXED: Partial<Record<ElementType, number>> = { bool: 1, int4: 4, int8: 8 
  * (int4, int8), strings (text; jsonb: the JSON text), Uint8Arrays (bytea); null or undefined is NULL.
  */
 export function encodeArray(type: ElementType, values: readonly unknown[]): Buffer {
-  const elements = encodeElements(type, values);
-  return joinElements(type, [elements]);
-}
-
-/**
- * The elements of an array without its header: arrays encoded apart (on another thread) and
- * joined by `joinElements` are the bytes `encodeArray` gives for all their values at once.
- */
-export interface EncodedElements {
-  /** Each element as its byte length (-1: NULL) followed by its bytes. */
-  bytes: Uint8Array;
-  count: number;
-  hasNull: boolean;
-}
-
-/** `values`' elements in the binary form (see EncodedElements); throws RangeError for a number out of the type's range. */
-export function encodeElements(type: ElementType, values: readonly unknown[]): EncodedElements {
   const n = values.length;
   const fixed = FIXED[type];
-  let bound = 4 * n;
+  let bound = 20 + 4 * n;
   let nulls = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i];
@@ -61,6 +44,15 @@ export function encodeElements(type: ElementType, values: readonly unknown[]): E
   }
   const buf = Buffer.allocUnsafe(bound);
   let pos = 0;
+  buf.writeInt32BE(n === 0 ? 0 : 1, 0);
+  buf.writeInt32BE(nulls > 0 ? 1 : 0, 4);
+  buf.writeInt32BE(ELEMENT_OIDS[type], 8);
+  pos = 12;
+  if (n > 0) {
+    buf.writeInt32BE(n, 12);
+    buf.writeInt32BE(1, 16);
+    pos = 20;
+  }
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (v === null || v === undefined) {
@@ -107,34 +99,7 @@ export function encodeElements(type: ElementType, values: readonly unknown[]): E
       }
     }
   }
-  return { bytes: buf.subarray(0, pos), count: n, hasNull: nulls > 0 };
-}
-
-/** One array of `type` holding `parts`' elements in order: the header, then each part's bytes. */
-export function joinElements(type: ElementType, parts: readonly EncodedElements[]): Buffer {
-  let count = 0;
-  let length = 0;
-  let hasNull = false;
-  for (const p of parts) {
-    count += p.count;
-    length += p.bytes.byteLength;
-    hasNull ||= p.hasNull;
-  }
-  const header = count === 0 ? 12 : 20;
-  const buf = Buffer.allocUnsafe(header + length);
-  buf.writeInt32BE(count === 0 ? 0 : 1, 0);
-  buf.writeInt32BE(hasNull ? 1 : 0, 4);
-  buf.writeInt32BE(ELEMENT_OIDS[type], 8);
-  if (count > 0) {
-    buf.writeInt32BE(count, 12);
-    buf.writeInt32BE(1, 16);
-  }
-  let pos = header;
-  for (const p of parts) {
-    buf.set(p.bytes, pos);
-    pos += p.bytes.byteLength;
-  }
-  return buf;
+  return buf.subarray(0, pos);
 }
 
 function stringOf(type: ElementType, v: unknown): string {
