@@ -192,19 +192,17 @@ export function createIngestor({ db, logger, finalityBurnConfirmations, hooks = 
       return { ...base, result: "extended" };
     }
 
+    if (quick.kind === "side" && block.height !== current?.height) {
+      // Below the tip: it has lost to a longer chain already, and changes only the counters.
+      rows.add(block, false);
+      tt.sideBlock(block.burnBlockHeight);
+      return { ...base, result: "side" };
+    }
     // Fork choice and finality from here on read the tip as stored.
     const tip = await tt.settled();
     const finality = (step: ChainStep) => decideFinality(tip, step);
     rows.add(block, false);
     if (quick.kind === "side") {
-      if (block.height !== tip.blockHeight) {
-        await tt.write({
-          burnBlockHeight: block.burnBlockHeight,
-          blocksIngested: 1,
-          finality: finality({ kind: "unchanged" }),
-        });
-        return { ...base, result: "side" };
-      }
       // A tie with the tip: the next block decides, so nothing from this branch's floor up is final
       // meanwhile. The notification lets readers see the boundary move down.
       const tie = await readBranch(q, block.parentIndexBlockHash);

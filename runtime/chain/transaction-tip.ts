@@ -5,9 +5,12 @@
  * made one row version per block inside one open transaction (a hot row: every later update walks
  * the versions the transaction cannot prune yet). Here the transaction's first block or burn block
  * locks the row and learns in the same statement which of the transaction's blocks are stored
- * already; extensions and burn blocks then change the tip in memory, and the change is written by
- * one statement before commit (`flush`). A block that forks or ties the tip writes what is pending
- * first and reads the row again, so fork choice and finality see the stored tip exactly as before.
+ * already; extensions, side blocks below the tip and burn blocks then change the tip in memory,
+ * and the change is written by one statement before commit (`flush`). A block that forks or ties
+ * the tip writes what is pending first and reads the row again, so fork choice and finality see the
+ * stored tip exactly as before. (A side block below the tip's height changes neither the tip nor
+ * the contest, only the counters and the burn height; the finality boundary is recomputed by the
+ * one write that follows, from the same stored chain.)
  */
 import type { Queryable } from "../db/types.js";
 import type { TipRef } from "./fork-choice.js";
@@ -46,6 +49,8 @@ export interface TransactionTip {
     change: { tip: TipRef; burnBlockHeight: number; txDelta: number; eventDelta: number },
     notification: TipNotification,
   ): void;
+  /** A block stored beside the canonical chain below the tip's height: counted in memory. */
+  sideBlock(burnBlockHeight: number): void;
   /** A burn block raised the burn tip (kept in memory). */
   raiseBurn(burnBlockHeight: number): void;
   /** A change written at once (forks, ties, side blocks): what is pending goes first, the row is read after. */
@@ -78,8 +83,22 @@ export async function lockTransactionTip(
     const p = pending;
     if (p === null) return;
     pending = null;
-    if (p.tip === null) {
+    if (p.tip === null && p.blocksIngested === 0) {
       if (p.burnBlockHeight !== null) await raiseBurnTip(q, p.burnBlockHeight);
+      return;
+    }
+    if (p.tip === null) {
+      // Side blocks only: the contest is as last read (nothing in memory changed it).
+      await updateTip(
+        q,
+        {
+          burnBlockHeight: p.burnBlockHeight ?? undefined,
+          blocksIngested: p.blocksIngested,
+          finality: { contestedFromHeight: tip.contestedFromHeight, belowFinality: false },
+        },
+        confirmations,
+      );
+      stale = true;
       return;
     }
     // Only extensions are pending: the tip moved up without orphaning anything, so nothing is
@@ -131,6 +150,10 @@ export async function lockTransactionTip(
         blockHeight: change.tip.height,
         contestedFromHeight: null,
       };
+    },
+    sideBlock(burnBlockHeight) {
+      pendingChange().blocksIngested++;
+      raise(burnBlockHeight);
     },
     raiseBurn: raise,
     async write(change, notification) {

@@ -52,7 +52,7 @@ import { rebuildReason, subgraphsToRebuild } from "./revert-coverage.js";
 import { diffSchemas } from "./schema-diff.js";
 import { createTraitResolver } from "./trait-resolver.js";
 import { createTableStats } from "./table-stats.js";
-import { plannedLookups } from "./read-ahead.js";
+import { plannedInserts, plannedLookups } from "./read-ahead.js";
 import { createTransactionRows, type TransactionRows } from "./transaction-rows.js";
 import { createTransactionView, type SubgraphStatusRow } from "./transaction-view.js";
 import type {
@@ -150,6 +150,12 @@ interface TransactionMemory {
   blocks: string[];
   /** Height of the block this transaction applied last (-1: none yet). */
   lastHeight: number;
+  /**
+   * The finalized height the periodic prune of the undo journal is due at (null: none), run before
+   * commit or before a revert reads the journal: run during the blocks, its statement waited
+   * behind every chain row insert sent before it.
+   */
+  pruneDue: number | null;
   ahead: readonly DecodedBlock[];
   /** Whether the cache holds the read-ahead of `ahead` (a reorg's revert empties it). */
   aheadRead: boolean;
@@ -256,6 +262,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
         rows: createTransactionRows(cache, stats),
         blocks: [],
         lastHeight: -1,
+        pruneDue: null,
         ahead: [],
         aheadRead: false,
         contexts: new WeakMap(),
@@ -299,6 +306,15 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     if (memory.rows.dropUndoThrough(height) > 0) await pruneUndo(q, height);
   }
 
+  /** Runs the periodic prune of the undo journal if one is due (TransactionMemory.pruneDue). */
+  async function runDuePrune(q: Queryable): Promise<void> {
+    const memory = memories.get(q);
+    if (memory?.pruneDue == null) return;
+    const height = memory.pruneDue;
+    memory.pruneDue = null;
+    await pruneUndo(q, height);
+  }
+
   async function notify(q: Queryable, changes: RowChange[], block: ChangedBlock) {
     if (changes.length === 0) return;
     for (const listener of listeners) await listener(q, changes, block);
@@ -339,15 +355,18 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       plans.set(block, blockPlans);
     }
     const lookups = plannedLookups(planned);
-    if (lookups.length === 0) return;
+    const creates = plannedInserts(planned);
+    if (lookups.length === 0 && creates.length === 0) return;
     // A key the database cannot take (a value its column refuses) must not fail the transaction:
     // the block's own application then meets it where refusals are handled.
     await q.query("SAVEPOINT sluice_read_ahead");
     try {
       for (const l of lookups) {
-        if (l.kind === "keys") await memory.readAhead(q, l.target, l.key, l.values);
+        if (l.kind === "keys")
+          creates.push({ target: l.target, count: await memory.readAhead(q, l.target, l.key, l.values) });
         else await memory.readAheadMatches(q, l.target, l.key, l.nulls, l.values);
       }
+      await memory.reserveAhead(q, creates);
       await q.query("RELEASE SAVEPOINT sluice_read_ahead");
     } catch {
       await q.query("ROLLBACK TO SAVEPOINT sluice_read_ahead");
@@ -423,11 +442,12 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
       await notify(q, result.changes, { indexBlockHash: block.indexBlockHash, height: block.height });
       if (++blocksSincePrune >= pruneEvery && finalized !== null) {
         blocksSincePrune = 0;
-        await pruneUndo(q, finalized);
+        memory.pruneDue = Math.max(memory.pruneDue ?? finalized, finalized);
       }
     },
 
     async revertBlock(q, ref, forkPointHeight) {
+      await runDuePrune(q);
       // The revert reads the tables and the undo journal: what memory holds goes there first,
       // less the undo entries of final blocks below the fork point (no revert can use them).
       await dropFinalUndo(q, forkPointHeight - 1);
@@ -448,6 +468,7 @@ export function createSubgraphEngine(deps: SubgraphEngineDeps): SubgraphEngine {
     },
 
     async beforeCommit(q) {
+      await runDuePrune(q);
       // Blocks that became final within this transaction (an import transaction holds hundreds of
       // blocks; finality follows its tip a few blocks behind): their undo entries are pruned as it
       // commits instead of written now and deleted by a later transaction.

@@ -5,6 +5,8 @@
  * `readAhead`, `readAheadMatches`). Pure: the plan is a guess that costs nothing when wrong — a
  * block that turns out to be a side block, or a trait verdict that a deploy later in the batch
  * changes, only makes the read fetch a row nobody asks for or miss one that is then read per block.
+ * The same plan says how many rows the blocks' inserts make (`plannedInserts`), so that their
+ * `_id`s are reserved with the read instead of by a round trip during the blocks.
  */
 import type { PlannedOp } from "./dispatch.js";
 import { isNull, ordered } from "./op-runs.js";
@@ -67,4 +69,32 @@ export function plannedLookups(
     }
   }
   return [...lookups.values()];
+}
+
+/** How many rows each table's planned inserts make (keyed by subgraph and table). */
+export function plannedInserts(
+  plans: readonly { module: SubgraphModule; ops: readonly PlannedOp[] }[],
+): { target: TaggedTarget; count: number }[] {
+  const counts = new Map<string, { target: TaggedTarget; count: number }>();
+  for (const { module, ops } of plans) {
+    for (const { op } of ops) {
+      if (op.kind !== "insert") continue;
+      const id = `${module.name}|${op.table}`;
+      let entry = counts.get(id);
+      if (entry === undefined) {
+        entry = {
+          target: {
+            subgraph: module.name,
+            schema: module.schema,
+            meta: module.tables[op.table],
+            schemaHash: module.schemaHash,
+          },
+          count: 0,
+        };
+        counts.set(id, entry);
+      }
+      entry.count++;
+    }
+  }
+  return [...counts.values()];
 }

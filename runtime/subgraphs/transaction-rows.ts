@@ -34,6 +34,7 @@ import {
   insertRowsSql,
   qualified,
   RESERVE_IDS_SQL,
+  RESERVE_TABLES_IDS_SQL,
   selectByKeysSql,
   selectMatchingSql,
   type JournalTarget,
@@ -82,13 +83,21 @@ export interface TransactionRows {
   /**
    * Reads, in one statement, the stored rows of keys that later runs will look up (`values`: each
    * one's key values); what no row holds is remembered as absent, so those runs read nothing.
+   * Returns how many rows those runs would create: the distinct keys no row holds, and every value
+   * with a null in its key.
    */
   readAhead(
     q: Queryable,
     target: TaggedTarget,
     key: readonly string[],
     values: readonly Record<string, unknown>[],
-  ): Promise<void>;
+  ): Promise<number>;
+  /**
+   * Reserves, in one statement, `_id`s for the rows the transaction's planned runs will create
+   * (`count` per table, an estimate): runs then take them without a round trip each, which on an
+   * import transaction waited behind every chain row insert sent before it. Unused ids are gaps.
+   */
+  reserveAhead(q: Queryable, wants: readonly { target: TaggedTarget; count: number }[]): Promise<void>;
   /** The same for update keys (`keys`: each update's key values; `nulls`: columns matched IS NULL). */
   readAheadMatches(
     q: Queryable,
@@ -450,8 +459,52 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     async readAhead(q, target, key, values) {
       const t = tableOf(target);
       const byText = new Map<string, Record<string, unknown>>();
-      for (const v of values) if (!keyHasNull(key, v)) byText.set(keyOf(target.meta, key, v), v);
+      let withNullKey = 0;
+      for (const v of values) {
+        if (keyHasNull(key, v)) withNullKey++;
+        else byText.set(keyOf(target.meta, key, v), v);
+      }
       await readKeys(q, t, key, byText);
+      const ids = indexOf(t, key);
+      let absent = 0;
+      for (const k of byText.keys()) if (!ids.has(k)) absent++;
+      return absent + withNullKey;
+    },
+
+    async reserveAhead(q, wants) {
+      // Summed per table (a table may be planned under several keys and by inserts).
+      const counts = new Map<string, { t: TableRows; count: number }>();
+      for (const w of wants) {
+        if (w.count <= 0) continue;
+        const name = qualified(w.target);
+        const entry = counts.get(name) ?? { t: tableOf(w.target), count: 0 };
+        entry.count += w.count;
+        counts.set(name, entry);
+      }
+      if (counts.size === 0) return;
+      const { rows } = await q.query<{ name: string; id: string; now: string }>(RESERVE_TABLES_IDS_SQL, [
+        [...counts.keys()],
+        [...counts.values()].map((c) => c.count),
+      ]);
+      const fresh = new Map<string, number[]>();
+      for (const r of rows) {
+        const t = counts.get(r.name)?.t;
+        if (t === undefined) continue;
+        const key = tableKey(t.target);
+        let ids = fresh.get(key);
+        if (ids === undefined) {
+          ids = [];
+          fresh.set(key, ids);
+        }
+        ids.push(Number(r.id));
+        now ??= r.now;
+      }
+      // Ids are taken in order, and later reservations are larger than every id reserved here.
+      for (const [key, ids] of fresh) {
+        const spare = spareIds.get(key) ?? [];
+        spare.push(...ids.sort((a, b) => a - b));
+        spareIds.set(key, spare);
+      }
     },
 
     async apply(q, target, run, journal, collect) {
