@@ -5,8 +5,6 @@
  * starts by dropping the databases of runs that started hours ago, and only those.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,6 +12,7 @@ import { REPO_ROOT } from "../support/fixtures.js";
 import { PG_ADMIN_URL, TEST_DB_KIND } from "../support/db.js";
 import { waitFor } from "../support/service.js";
 import { dropStaleDatabases, newRunId, runDatabasePrefix } from "../support/test-databases.mjs";
+import { scratchDir } from "../support/scratch-dir.js";
 
 /** The databases whose names start with `prefix`. */
 async function databasesStartingWith(prefix: string): Promise<string[]> {
@@ -37,8 +36,8 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 describe.skipIf(TEST_DB_KIND !== "postgres")("test/run.mjs and its databases", () => {
-  const scratch = mkdtempSync(join(tmpdir(), "sluice-interrupted-run-"));
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const scratchRoot = scratchDir("sluice-interrupted-run-");
+  afterAll(() => scratchRoot.remove());
 
   /** Starts `node test/run.mjs` on one storage suite, PostgreSQL only, in a process group of its own. */
   function startRun(runId: string): { child: ChildProcess; exited: Promise<number | null>; output(): string } {
@@ -50,7 +49,10 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("test/run.mjs and its databases", (
         ...env,
         SLUICE_TEST_PG_URL: PG_ADMIN_URL,
         SLUICE_TEST_RUN_ID: runId,
-        SLUICE_TEST_REPORT: join(scratch, `${runId}.json`),
+        SLUICE_TEST_REPORT: join(scratchRoot.path, `${runId}.json`),
+        // The run is killed before its hooks clean up: what it makes in the temporary directory
+        // goes under the scratch directory, removed with it.
+        TMPDIR: scratchRoot.path,
       },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

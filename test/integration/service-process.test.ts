@@ -3,7 +3,6 @@
  * nothing acknowledged, and SIGTERM stops cleanly (exit 0) after finishing the block in flight.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPgliteDb } from "../../runtime/db/pglite.js";
@@ -15,16 +14,17 @@ import { TEST_DB_KIND, createPgDatabase } from "../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../support/fixtures.js";
 import { seedPgliteDataDir } from "../support/pglite-snapshot.js";
 import { postObserver, waitFor } from "../support/service.js";
+import { scratchDir } from "../support/scratch-dir.js";
 
 const requests = () =>
   hasFixtures ? readReplayTsv(path.join(FIXTURES_DIR, "observer/stacks-blockchain-api/balance-reorg.tsv.gz")) : [];
 
 describe.skipIf(!hasFixtures)("the service process", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-proc-"));
+  const rootDir = scratchDir("sluice-proc-");
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const c of cleanups) await c();
-    fs.rmSync(root, { recursive: true, force: true });
+    rootDir.remove();
   });
 
   async function target(name: string): Promise<{ env: Record<string, string>; open: () => Promise<Db> }> {
@@ -34,7 +34,7 @@ describe.skipIf(!hasFixtures)("the service process", () => {
       return { env: { DATABASE_URL: created.url }, open: () => createPostgresDb(created.url, 2) };
     }
     // Starts from a migrated database: what is under test is the restart, not the first start.
-    const dataDir = path.join(root, name);
+    const dataDir = path.join(rootDir.path, name);
     await seedPgliteDataDir(dataDir);
     return { env: { DATA_DIR: dataDir }, open: () => createPgliteDb(path.join(dataDir, "pgdata")) };
   }
@@ -89,7 +89,7 @@ describe.skipIf(!hasFixtures)("the service process", () => {
   it("refuses to start past loopback without a token: exit 2 and a clear message", async () => {
     await expect(
       startServiceProcess(
-        { API_HOST: "0.0.0.0", DATA_DIR: path.join(root, "refuse"), INSTANCE_TOKEN: "", SLUICE_API_KEY: "" },
+        { API_HOST: "0.0.0.0", DATA_DIR: path.join(rootDir.path, "refuse"), INSTANCE_TOKEN: "", SLUICE_API_KEY: "" },
         20_000,
       ),
     ).rejects.toThrow(/exited with 2[\s\S]*INSTANCE_TOKEN/);
@@ -97,9 +97,9 @@ describe.skipIf(!hasFixtures)("the service process", () => {
 
   it("refuses to start with the observer past loopback and no OBSERVER_ALLOW_FROM: exit 2, naming it", async () => {
     await expect(
-      startServiceProcess({ OBSERVER_HOST: "0.0.0.0", DATA_DIR: path.join(root, "refuse-observer") }, 20_000),
+      startServiceProcess({ OBSERVER_HOST: "0.0.0.0", DATA_DIR: path.join(rootDir.path, "refuse-observer") }, 20_000),
     ).rejects.toThrow(/exited with 2[\s\S]*OBSERVER_HOST=0\.0\.0\.0[\s\S]*set OBSERVER_ALLOW_FROM/);
     // Refused before anything was opened.
-    expect(fs.existsSync(path.join(root, "refuse-observer"))).toBe(false);
+    expect(fs.existsSync(path.join(rootDir.path, "refuse-observer"))).toBe(false);
   });
 });

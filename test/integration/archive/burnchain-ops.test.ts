@@ -1,11 +1,3 @@
-/**
- * Bitcoin-originated operation details travel in archive bundles: a recorded mainnet chain
- * (mainnet-reorg-scenario1, ../shared/fixtures; skipped when absent) whose first block also holds
- * ops a recent node describes (`burnchain_op`), published by instance A and bootstrapped by B:
- * B's chain tables, `burnchain_op_details` included, equal A's canonical rows of the published range.
- */
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openArchive } from "../../../runtime/archive/client.js";
@@ -20,6 +12,7 @@ import { dumpChainTables } from "../../support/archive.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
 import { hasFixtures, readReplayTsv } from "../../support/fixtures.js";
 import { ingestThroughService } from "../../support/service.js";
+import { scratchDir } from "../../support/scratch-dir.js";
 
 const SENDER = { address: "SP2ZP4GJDZJ1FDHTQ963F0292PE9J9752TZJ68F21", address_version: 22 };
 const OPS = [
@@ -75,7 +68,7 @@ function requestsWithOps(): { path: string; body: string }[] {
 }
 
 describe.skipIf(!hasFixtures)("archive: Bitcoin operation details", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-archive-ops-"));
+  const rootDir = scratchDir("sluice-archive-ops-");
   const key = keyFromSeed(Buffer.alloc(32, 5));
   let a: TestDb;
   let b: TestDb;
@@ -86,7 +79,7 @@ describe.skipIf(!hasFixtures)("archive: Bitcoin operation details", () => {
   afterAll(async () => {
     await a?.drop();
     await b?.drop();
-    fs.rmSync(root, { recursive: true, force: true });
+    rootDir.remove();
   });
 
   it("a bootstrap carries them", async () => {
@@ -96,7 +89,7 @@ describe.skipIf(!hasFixtures)("archive: Bitcoin operation details", () => {
     );
     expect(rows.map((r) => r.op)).toEqual(["stack_stx", "delegate_stx"]);
 
-    const dir = path.join(root, "bundles");
+    const dir = path.join(rootDir.path, "bundles");
     const published = await publishArchive({
       db: a.db,
       storage: filesystemStorage(dir),
@@ -110,11 +103,11 @@ describe.skipIf(!hasFixtures)("archive: Bitcoin operation details", () => {
       const archive = await openArchive(server.url, [Buffer.from(key.publicKey).toString("base64")]);
       await restoreFromArchive({
         db: b.db,
-        config: parseConfig({ NETWORK: "mainnet", DATA_DIR: root }),
+        config: parseConfig({ NETWORK: "mainnet", DATA_DIR: rootDir.path }),
         logger: silentLogger,
         archive,
         operation: "bootstrap",
-        downloadsDir: path.join(root, "downloads"),
+        downloadsDir: path.join(rootDir.path, "downloads"),
         confirm: async () => true,
       });
       const last = archive.manifest.partitions.at(-1);

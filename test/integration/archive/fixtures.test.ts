@@ -5,7 +5,6 @@
  * after B sees the same requests, every chain and subgraph table equals A's.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openArchive } from "../../../runtime/archive/client.js";
@@ -21,6 +20,7 @@ import { dumpChainTables, dumpSubgraphSchemas } from "../../support/archive.js";
 import { type TestDb, createTestDb } from "../../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../../support/fixtures.js";
 import { ingestThroughService } from "../../support/service.js";
+import { scratchDir } from "../../support/scratch-dir.js";
 
 const apiDir = path.join(FIXTURES_DIR, "observer", "stacks-blockchain-api");
 const recordings = hasFixtures
@@ -31,7 +31,7 @@ const recordings = hasFixtures
   : [];
 
 describe.skipIf(!hasFixtures)("archive over recorded fixtures", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-archive-fx-"));
+  const rootDir = scratchDir("sluice-archive-fx-");
   const key = keyFromSeed(Buffer.alloc(32, 3));
   const pinned = [Buffer.from(key.publicKey).toString("base64")];
   let a: TestDb;
@@ -44,7 +44,7 @@ describe.skipIf(!hasFixtures)("archive over recorded fixtures", () => {
   afterAll(async () => {
     await a?.drop();
     await b?.drop();
-    fs.rmSync(root, { recursive: true, force: true });
+    rootDir.remove();
   });
 
   async function ingest(db: Db, requests: { path: string; body: string }[]) {
@@ -57,7 +57,7 @@ describe.skipIf(!hasFixtures)("archive over recorded fixtures", () => {
       await a.reset();
       await b.reset();
       await ingest(a.db, requests);
-      const dir = path.join(root, file);
+      const dir = path.join(rootDir.path, file);
       const published = await publishArchive({
         db: a.db,
         storage: filesystemStorage(dir),
@@ -71,11 +71,11 @@ describe.skipIf(!hasFixtures)("archive over recorded fixtures", () => {
         const archive = await openArchive(server.url, pinned);
         await restoreFromArchive({
           db: b.db,
-          config: parseConfig({ NETWORK: "mainnet", DATA_DIR: root }),
+          config: parseConfig({ NETWORK: "mainnet", DATA_DIR: rootDir.path }),
           logger: silentLogger,
           archive,
           operation: "bootstrap",
-          downloadsDir: path.join(root, "downloads"),
+          downloadsDir: path.join(rootDir.path, "downloads"),
           confirm: async () => true,
         });
         const last = archive.manifest.partitions.at(-1);

@@ -3,22 +3,21 @@
  * own observer, serves the data it indexed over HTTP, and stops cleanly on SIGINT.
  */
 import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnCli } from "../../support/cli.js";
 import { TEST_DB_KIND } from "../../support/db.js";
 import { waitFor } from "../../support/service.js";
+import { scratchDir } from "../../support/scratch-dir.js";
 
 describe.skipIf(TEST_DB_KIND !== "pglite")("sluice dev (make run)", () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-dev-"));
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dataDirDir = scratchDir("sluice-dev-");
+  afterAll(() => dataDirDir.remove());
 
   it("indexes simulated blocks, answers over HTTP, and exits 0 on SIGINT", async () => {
     const child = spawnCli(["dev", "--rate", "5"], {
       NETWORK: "devnet",
-      DATA_DIR: dataDir,
+      DATA_DIR: dataDirDir.path,
       API_PORT: "0",
       OBSERVER_PORT: "0",
       WEBHOOK_ALLOW_PRIVATE: "true",
@@ -56,7 +55,7 @@ describe.skipIf(TEST_DB_KIND !== "pglite")("sluice dev (make run)", () => {
     const token = `dev-token-${Date.now()}`;
     const child = spawnCli(["dev", "--rate", "5"], {
       NETWORK: "devnet",
-      DATA_DIR: path.join(dataDir, "with-token"),
+      DATA_DIR: path.join(dataDirDir.path, "with-token"),
       API_PORT: "0",
       OBSERVER_PORT: "0",
       WEBHOOK_ALLOW_PRIVATE: "true",

@@ -15,6 +15,7 @@ import { runCli } from "../../support/cli.js";
 import { TEST_DB_KIND, type TestDb, createPgDatabase, createTestDb } from "../../support/db.js";
 import { FIXTURES_DIR, hasFixtures, readReplayTsv } from "../../support/fixtures.js";
 import { seedPgliteDataDir } from "../../support/pglite-snapshot.js";
+import { scratchDir } from "../../support/scratch-dir.js";
 
 const apiDir = path.join(FIXTURES_DIR, "observer/stacks-blockchain-api");
 const files = hasFixtures
@@ -148,11 +149,11 @@ describe("sluice import: bad input", () => {
 });
 
 describe.skipIf(!hasFixtures)("sluice import: what it prints", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-import-progress-"));
+  const scratch = scratchDir("sluice-import-progress-");
   const drops: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const drop of drops) await drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   });
 
   it("the last progress line agrees with the summary and the file, and start-up time is shown", async () => {
@@ -171,7 +172,7 @@ describe.skipIf(!hasFixtures)("sluice import: what it prints", () => {
     expect(blocks).toBeGreaterThan(0);
     expect(events).toBeGreaterThan(0);
 
-    let env: Record<string, string> = { DATA_DIR: path.join(dir, "data") };
+    let env: Record<string, string> = { DATA_DIR: path.join(scratch.path, "data") };
     if (TEST_DB_KIND === "pglite") await seedPgliteDataDir(env.DATA_DIR);
     else {
       const created = await createPgDatabase();

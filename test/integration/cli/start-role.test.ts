@@ -68,6 +68,7 @@ describe("sluice start --role", () => {
         child.kill("SIGKILL");
         await exited;
         await db.drop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
       }
     },
     120_000,

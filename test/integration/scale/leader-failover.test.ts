@@ -1,13 +1,3 @@
-/**
- * Ingest leadership across processes (README "Running several processes"), on PostgreSQL with real
- * service processes: two `ROLE=ingest` processes are both fed a simulated chain with forks, the way
- * a stacks-node with two `[[events_observer]]` stanzas feeds them; the leader is killed with
- * SIGKILL mid-stream; the standby leads within 10 s and the final chain and subgraph tables equal
- * those of a separate single-process import of the same chain, with every acknowledged block
- * applied once. A `ROLE=api` process then serves the same reads and applies nothing.
- */
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresDb } from "../../../runtime/db/postgres.js";
@@ -16,6 +6,7 @@ import { simulateChain } from "../../../runtime/simulator/index.js";
 import { type ServiceProcess, startServiceProcess } from "../../support/cli.js";
 import { TEST_DB_KIND, createPgDatabase } from "../../support/db.js";
 import { ingestThroughService, postObserver, waitFor } from "../../support/service.js";
+import { scratchDir } from "../../support/scratch-dir.js";
 
 interface Status {
   role: string;
@@ -62,7 +53,7 @@ async function dumpTables(db: Db): Promise<Record<string, string[]>> {
 }
 
 describe.skipIf(TEST_DB_KIND !== "postgres")("ingest leader election across processes", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-leader-"));
+  const rootDir = scratchDir("sluice-leader-");
   const cleanups: (() => Promise<void>)[] = [];
   const children: ServiceProcess[] = [];
   const { payloads, truth } = simulateChain({
@@ -95,12 +86,12 @@ describe.skipIf(TEST_DB_KIND !== "postgres")("ingest leader election across proc
     for (const c of children) c.child.kill("SIGKILL");
     await Promise.all(children.map((c) => c.exited));
     for (const c of cleanups) await c();
-    fs.rmSync(root, { recursive: true, force: true });
+    rootDir.remove();
   });
 
   async function start(name: string, role: string): Promise<ServiceProcess> {
     const svc = await startServiceProcess(
-      { DATABASE_URL: url, ROLE: role, NETWORK: "devnet", DATA_DIR: path.join(root, name) },
+      { DATABASE_URL: url, ROLE: role, NETWORK: "devnet", DATA_DIR: path.join(rootDir.path, name) },
       120_000,
     );
     children.push(svc);

@@ -3,7 +3,7 @@
  * on any publish address (the page holds no data), a self-only content-security-policy, only the
  * bundle's two files, and a clear 503 where the bundle was never built.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -41,6 +41,10 @@ describe("GET /console", () => {
     expect(consoleAssetDir(path.join(root, "runtime", "api"))).toBe(path.join(root, "dist", "console"));
     expect(consoleAssetDir(path.join(root, "dist", "runtime", "api"))).toBe(path.join(root, "dist", "console"));
     const outside = mkdtempSync(path.join(tmpdir(), "console-"));
-    expect(consoleAssetDir(outside)).toBe(path.join(outside, "console"));
+    try {
+      expect(consoleAssetDir(outside)).toBe(path.join(outside, "console"));
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { BundleFormatError, compressBundle, encodeBundle } from "../../../runtime/archive/bundle.js";
 import { CHAIN_TABLES } from "../../../runtime/archive/chain-tables.js";
 import type { PartitionPiece } from "../../../runtime/archive/partition-pieces.js";
@@ -68,6 +68,7 @@ describe("piece flow between threads", () => {
 
 describe("partition preparer (worker thread)", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-preparer-"));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const blocks = "0xaa\tb\t10\n0xbb\tb\t11\n";
   const content = {
     firstHeight: 10,
