@@ -53,7 +53,7 @@ export interface TransactionTip {
   sideBlock(burnBlockHeight: number): void;
   /** A burn block raised the burn tip (kept in memory). */
   raiseBurn(burnBlockHeight: number): void;
-  /** A change written at once (forks, ties, side blocks): what is pending goes first, the row is read after. */
+  /** A change written at once (forks, ties): what is pending goes first, the row is read after. */
   write(change: TipChange, notification?: TipNotification): Promise<void>;
   /** Writes what is pending (before commit, and before anything reads the row). */
   flush(): Promise<void>;

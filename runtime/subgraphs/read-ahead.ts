@@ -34,12 +34,7 @@ export function plannedLookups(
     lookup.values.push(values);
   };
   for (const { module, ops } of plans) {
-    const target = (table: string) => ({
-      subgraph: module.name,
-      schema: module.schema,
-      meta: module.tables[table],
-      schemaHash: module.schemaHash,
-    });
+    const target = (table: string) => tableTarget(module, table);
     // Key columns ordered as the runs order them (op-runs.ts), so the reads land under the same key.
     for (const { op } of ops) {
       if (op.kind === "upsert") {
@@ -83,12 +78,7 @@ export function plannedInserts(
       let entry = counts.get(id);
       if (entry === undefined) {
         entry = {
-          target: {
-            subgraph: module.name,
-            schema: module.schema,
-            meta: module.tables[op.table],
-            schemaHash: module.schemaHash,
-          },
+          target: tableTarget(module, op.table),
           count: 0,
         };
         counts.set(id, entry);
@@ -97,4 +87,8 @@ export function plannedInserts(
     }
   }
   return [...counts.values()];
+}
+
+function tableTarget(module: SubgraphModule, table: string): TaggedTarget {
+  return { subgraph: module.name, schema: module.schema, meta: module.tables[table], schemaHash: module.schemaHash };
 }

@@ -292,17 +292,11 @@ export function selectMatchingSql(
 }
 
 /**
- * `$1` fresh `_id`s of the table (in order) with the transaction's `now()` as PostgreSQL prints it
- * (a new row's `_created_at`). Parameters: count, the table's qualified name.
+ * Fresh `_id`s for one or several tables: `$2[i]` ids of the table whose qualified name is `$1[i]`,
+ * each row with that name, and the transaction's `now()` as PostgreSQL prints it (a new row's
+ * `_created_at`).
  */
-export const RESERVE_IDS_SQL = `SELECT nextval(pg_get_serial_sequence($2, '_id'))::text AS id,
-  ${isoTimestampSql("now()")} AS now FROM generate_series(1, $1::int)`;
-
-/**
- * Fresh `_id`s for several tables at once: `$2[i]` ids of the table named `$1[i]` (its qualified
- * name), each row with its table, and the transaction's `now()` as in RESERVE_IDS_SQL.
- */
-export const RESERVE_TABLES_IDS_SQL = `SELECT w.name, nextval(pg_get_serial_sequence(w.name, '_id'))::text AS id,
+export const RESERVE_IDS_SQL = `SELECT w.name, nextval(pg_get_serial_sequence(w.name, '_id'))::text AS id,
   ${isoTimestampSql("now()")} AS now FROM unnest($1::text[], $2::int[]) AS w(name, n), generate_series(1, w.n)`;
 
 /** Inserts whole rows, `_id` included. Parameters: one array per physical column (declared order). */

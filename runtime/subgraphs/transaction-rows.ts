@@ -34,7 +34,6 @@ import {
   insertRowsSql,
   qualified,
   RESERVE_IDS_SQL,
-  RESERVE_TABLES_IDS_SQL,
   selectByKeysSql,
   selectMatchingSql,
   type JournalTarget,
@@ -292,11 +291,37 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
     // INSERT … ON CONFLICT leaves them too.
     const rounds = reserveRounds.get(tableKey(t.target)) ?? 0;
     reserveRounds.set(tableKey(t.target), rounds + 1);
-    const wanted = count - spare.length + Math.min(1024, 32 << rounds);
-    const { rows } = await q.query<{ id: string; now: string }>(RESERVE_IDS_SQL, [wanted, qualified(t.target)]);
-    for (const r of rows) spare.push(Number(r.id));
-    now ??= rows[0]?.now ?? null;
-    spareIds.set(tableKey(t.target), spare);
+    await reserveIds(
+      q,
+      new Map([[qualified(t.target), { t, count: count - spare.length + Math.min(1024, 32 << rounds) }]]),
+    );
+  }
+
+  /**
+   * Reserves `count` fresh `_id`s for each table (keyed by its qualified name) in one statement,
+   * appended in order to its spare ids: a later reservation's ids are larger than every earlier one.
+   */
+  async function reserveIds(q: Queryable, wants: ReadonlyMap<string, { t: TableRows; count: number }>): Promise<void> {
+    const { rows } = await q.query<{ name: string; id: string; now: string }>(RESERVE_IDS_SQL, [
+      [...wants.keys()],
+      [...wants.values()].map((w) => w.count),
+    ]);
+    const fresh = new Map<string, number[]>();
+    for (const r of rows) {
+      let ids = fresh.get(r.name);
+      if (ids === undefined) {
+        ids = [];
+        fresh.set(r.name, ids);
+      }
+      ids.push(Number(r.id));
+      now ??= r.now;
+    }
+    for (const [name, ids] of fresh) {
+      const key = tableKey((wants.get(name) as { t: TableRows }).t.target);
+      const spare = spareIds.get(key) ?? [];
+      spare.push(...ids.sort((a, b) => a - b));
+      spareIds.set(key, spare);
+    }
   }
 
   function takeFresh(t: TableRows): FreshRow {
@@ -481,30 +506,7 @@ export function createTransactionRows(cache: StatementCache, stats?: TableStats)
         entry.count += w.count;
         counts.set(name, entry);
       }
-      if (counts.size === 0) return;
-      const { rows } = await q.query<{ name: string; id: string; now: string }>(RESERVE_TABLES_IDS_SQL, [
-        [...counts.keys()],
-        [...counts.values()].map((c) => c.count),
-      ]);
-      const fresh = new Map<string, number[]>();
-      for (const r of rows) {
-        const t = counts.get(r.name)?.t;
-        if (t === undefined) continue;
-        const key = tableKey(t.target);
-        let ids = fresh.get(key);
-        if (ids === undefined) {
-          ids = [];
-          fresh.set(key, ids);
-        }
-        ids.push(Number(r.id));
-        now ??= r.now;
-      }
-      // Ids are taken in order, and later reservations are larger than every id reserved here.
-      for (const [key, ids] of fresh) {
-        const spare = spareIds.get(key) ?? [];
-        spare.push(...ids.sort((a, b) => a - b));
-        spareIds.set(key, spare);
-      }
+      if (counts.size > 0) await reserveIds(q, counts);
     },
 
     async apply(q, target, run, journal, collect) {
